@@ -1,0 +1,89 @@
+"""BEIR folders: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ragguard.errors import InputError, Where
+from ragguard.formats.trec import testset_from_labels
+from ragguard.runs import load_corpus
+from ragguard.sources import iter_jsonl_objects, read_text
+from ragguard.testset import TestSet
+
+
+def load_beir(folder: str | Path, split: str | None = None, *, warn=sys.stderr) -> TestSet:
+    """Read a BEIR folder's queries and the qrels of one split as a test set."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(folder, "BEIR folder not found; pass the folder holding queries.jsonl")
+    qrels_path = _qrels_path(folder, split)
+    labels = _parse_beir_qrels(read_text(qrels_path, what="qrels file"), qrels_path)
+    texts = _queries(folder / "queries.jsonl")
+    for query in labels:
+        if query not in texts:
+            raise InputError(
+                qrels_path, f"query {query!r} is not in queries.jsonl; the folder is incomplete"
+            )
+    return testset_from_labels(labels, texts, qrels_path, warn=warn)
+
+
+def load_beir_corpus(folder: str | Path) -> dict[str, str]:
+    return load_corpus(Path(folder) / "corpus.jsonl")
+
+
+def _qrels_path(folder: Path, split: str | None) -> Path:
+    qrels = folder / "qrels"
+    if split:
+        path = qrels / f"{split}.tsv"
+        if not path.exists():
+            raise InputError(path, f"split {split!r} not found in {qrels}")
+        return path
+    candidates = sorted(qrels.glob("*.tsv")) if qrels.is_dir() else []
+    if not candidates:
+        raise InputError(qrels, "no qrels/*.tsv file; a BEIR folder needs qrels/test.tsv")
+    if len(candidates) == 1:
+        return candidates[0]
+    test = qrels / "test.tsv"
+    if test.exists():
+        return test
+    names = ", ".join(c.stem for c in candidates)
+    raise InputError(qrels, f"several splits ({names}); choose one with --split")
+
+
+def _parse_beir_qrels(text: str, source: Path) -> dict[str, dict[str, int]]:
+    labels: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.rstrip("\n").split("\t")
+        if not line.strip():
+            continue
+        if number == 1 and fields[0].strip().lower() in ("query-id", "query_id", "qid"):
+            continue
+        where = Where(source, number)
+        if len(fields) != 3:
+            raise where.error(
+                f"expected 3 tab-separated columns 'query-id corpus-id score', found {len(fields)}"
+            )
+        query, doc, grade_text = (field.strip() for field in fields)
+        if not grade_text.isdigit():
+            raise where.error(f"score must be a non-negative integer, found {grade_text!r}")
+        judged = labels.setdefault(query, {})
+        if doc in judged:
+            raise where.error(f"document {doc!r} is judged twice for query {query!r}")
+        judged[doc] = int(grade_text)
+    return labels
+
+
+def _queries(path: Path) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for number, obj in iter_jsonl_objects(read_text(path, what="queries file"), path):
+        query = obj.get("_id", obj.get("id"))
+        text = obj.get("text")
+        if (
+            not isinstance(query, (str, int))
+            or isinstance(query, bool)
+            or not isinstance(text, str)
+        ):
+            raise Where(path, number).error("each query needs '_id' and 'text'")
+        texts[str(query)] = text
+    return texts

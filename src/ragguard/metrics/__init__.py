@@ -1,0 +1,1 @@
+"""Metric definitions: names, retrieval metrics, and (later) generation metrics."""

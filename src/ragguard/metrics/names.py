@@ -1,0 +1,79 @@
+"""Metric names, exactly as they appear in config, JSON, outputs and comments.
+
+A name is a base and, for cut-off metrics, ``@k``: ``hit_rate@3``, ``ndcg@10``, ``mrr``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+RETRIEVAL_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
+RETRIEVAL_OPTIONAL_K = ("mrr", "map")
+RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
+
+DEFAULT_METRICS = (
+    "hit_rate@1",
+    "hit_rate@3",
+    "recall@5",
+    "precision@3",
+    "mrr",
+    "ndcg@3",
+    "map@10",
+)
+
+
+class MetricNameError(ValueError):
+    """A metric name that ragguard does not know, with a hint."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class MetricSpec:
+    base: str
+    k: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.base if self.k is None else f"{self.base}@{self.k}"
+
+    @property
+    def is_retrieval(self) -> bool:
+        return self.base in RETRIEVAL
+
+    @property
+    def is_binary(self) -> bool:
+        """Per-question values are 0 or 1 (used to pick McNemar's test)."""
+        return self.base == "hit_rate"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def parse_metric(name: str) -> MetricSpec:
+    """Parse ``base@k``; raise :class:`MetricNameError` with a suggestion."""
+    text = name.strip()
+    base, sep, k_text = text.partition("@")
+    if base not in RETRIEVAL:
+        close = difflib.get_close_matches(base, RETRIEVAL, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise MetricNameError(
+            f"unknown metric {text!r}; {hint}known: "
+            + ", ".join(f"{b}@k" for b in RETRIEVAL_NEEDS_K)
+            + ", mrr, mrr@k, map, map@k"
+        )
+    if not sep:
+        if base in RETRIEVAL_NEEDS_K:
+            raise MetricNameError(f"metric {base!r} needs a cut-off, for example {base}@5")
+        return MetricSpec(base)
+    if not k_text.isdigit() or int(k_text) < 1:
+        raise MetricNameError(f"metric {text!r}: the cut-off after @ must be a whole number >= 1")
+    return MetricSpec(base, int(k_text))
+
+
+def parse_metric_list(names: str | list[str] | tuple[str, ...]) -> tuple[MetricSpec, ...]:
+    """Parse a comma-separated string or a list of names, keeping order, dropping repeats."""
+    items = names.split(",") if isinstance(names, str) else list(names)
+    specs = [parse_metric(item) for item in items if item.strip()]
+    if not specs:
+        raise MetricNameError("no metric named")
+    return tuple(dict.fromkeys(specs))

@@ -1,0 +1,291 @@
+"""The results model and its versioned JSON file (``ragguard.results/1``).
+
+A results file holds everything compare needs, so it doubles as the baseline: the summary,
+and per question its metric values, status, retrieved ids, labels, answer and verdicts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragguard import __version__
+from ragguard.errors import InputError
+from ragguard.sources import parse_json_value, read_text, type_name
+
+SCHEMA = "ragguard.results/1"
+SUPPORTED_SCHEMAS = (SCHEMA,)
+
+STATUS_OK = "ok"
+STATUS_ERROR = "error"
+STATUS_MISSING = "missing"
+STATUS_ABSTAINED = "abstained"
+STATUS_JUDGE_ERROR = "judge_error"
+STATUSES = (STATUS_OK, STATUS_ERROR, STATUS_MISSING, STATUS_ABSTAINED, STATUS_JUDGE_ERROR)
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceVerdict:
+    """One answer sentence and whether the context supports it."""
+
+    id: str
+    text: str
+    supported: bool | None
+    score: float | None = None
+    evidence: str | None = None
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """Everything known about one question in one run."""
+
+    id: str
+    question: str
+    status: str
+    metrics: dict[str, float]
+    retrieved: tuple[str, ...] = ()
+    relevant: dict[str, int] = field(default_factory=dict)
+    fingerprint: str = ""
+    answerable: bool = True
+    critical: bool = False
+    tags: tuple[str, ...] = ()
+    reference_answer: str | None = None
+    answer: str | None = None
+    sentences: tuple[SentenceVerdict, ...] = ()
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricSummary:
+    """The mean of a metric over the questions it applies to, with a 95% interval."""
+
+    value: float
+    n: int
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Results:
+    suite: str
+    created_at: str
+    metrics: tuple[str, ...]
+    summary: dict[str, MetricSummary]
+    questions: tuple[QuestionResult, ...]
+    testset_fingerprint: str
+    config: dict[str, Any] = field(default_factory=dict)
+    git: dict[str, str | None] = field(default_factory=dict)
+    ragguard_version: str = __version__
+
+    @property
+    def config_fingerprint(self) -> str:
+        return config_fingerprint(self.config)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Questions per status, every status listed."""
+        counted = Counter(question.status for question in self.questions)
+        return {status: counted.get(status, 0) for status in STATUSES}
+
+    @property
+    def by_id(self) -> dict[str, QuestionResult]:
+        return {question.id: question for question in self.questions}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "suite": self.suite,
+            "created_at": self.created_at,
+            "ragguard_version": self.ragguard_version,
+            "git": dict(self.git),
+            "testset": {"fingerprint": self.testset_fingerprint, "size": len(self.questions)},
+            "config": {"fingerprint": self.config_fingerprint, "settings": self.config},
+            "metrics": list(self.metrics),
+            "summary": {
+                name: {"value": s.value, "n": s.n, "ci": [s.low, s.high]}
+                for name, s in self.summary.items()
+            },
+            "counts": self.counts,
+            "questions": [_question_to_dict(question) for question in self.questions],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def config_fingerprint(config: Mapping[str, Any]) -> str:
+    """A hash of the settings that make two runs comparable."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
+    return {
+        "id": question.id,
+        "question": question.question,
+        "status": question.status,
+        "metrics": question.metrics,
+        "retrieved": list(question.retrieved),
+        "relevant": question.relevant,
+        "fingerprint": question.fingerprint,
+        "answerable": question.answerable,
+        "critical": question.critical,
+        "tags": list(question.tags),
+        "reference_answer": question.reference_answer,
+        "answer": question.answer,
+        "sentences": [
+            {
+                "id": s.id,
+                "text": s.text,
+                "supported": s.supported,
+                "score": s.score,
+                "evidence": s.evidence,
+            }
+            for s in question.sentences
+        ],
+        "latency_ms": question.latency_ms,
+        "error": question.error,
+    }
+
+
+def write_results(results: Results, path: str | Path) -> Path:
+    """Write the results file atomically (a crash never leaves half a baseline)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(results.to_json(), encoding="utf-8")
+    temporary.replace(path)
+    return path
+
+
+def load_results(path: str | Path) -> Results:
+    path = Path(path)
+    text = read_text(path, what="results file")
+    try:
+        data = parse_json_value(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not valid JSON ({exc.msg}); the file may be truncated", line=exc.lineno
+        ) from None
+    except ValueError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from None
+    return results_from_dict(data, path)
+
+
+class _Reader:
+    """Typed access to a parsed results document, with errors naming the key path."""
+
+    def __init__(self, source: str | Path) -> None:
+        self.source = source
+
+    def get(
+        self, data: Any, key: str, kind: type | tuple[type, ...], path: str, optional: bool = False
+    ) -> Any:
+        if not isinstance(data, dict):
+            raise InputError(self.source, f"expected an object, found {type_name(data)}", key=path)
+        where = f"{path}.{key}" if path else key
+        if key not in data:
+            if optional:
+                return None
+            raise InputError(
+                self.source, "missing; the file is not a complete ragguard results file", key=where
+            )
+        value = data[key]
+        if value is None and optional:
+            return None
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
+            raise InputError(self.source, f"wrong type ({type_name(value)})", key=where)
+        return value
+
+
+def results_from_dict(data: Any, source: str | Path = "results") -> Results:
+    """Rebuild :class:`Results` from its JSON form, refusing unknown schema versions."""
+    read = _Reader(source)
+    schema = read.get(data, "schema", str, "")
+    if schema not in SUPPORTED_SCHEMAS:
+        raise InputError(
+            source,
+            f"results schema {schema!r} is not supported; this ragguard {__version__} reads "
+            f"{', '.join(SUPPORTED_SCHEMAS)}; re-create the file with this version, or upgrade ragguard",
+            key="schema",
+        )
+    testset = read.get(data, "testset", dict, "")
+    config = read.get(data, "config", dict, "")
+    summary = {
+        name: _summary(read, entry, f"summary.{name}")
+        for name, entry in read.get(data, "summary", dict, "").items()
+    }
+    questions = tuple(
+        _question(read, entry, f"questions[{index}]")
+        for index, entry in enumerate(read.get(data, "questions", list, ""))
+    )
+    return Results(
+        suite=read.get(data, "suite", str, ""),
+        created_at=read.get(data, "created_at", str, ""),
+        metrics=tuple(read.get(data, "metrics", list, "")),
+        summary=summary,
+        questions=questions,
+        testset_fingerprint=read.get(testset, "fingerprint", str, "testset"),
+        config=read.get(config, "settings", dict, "config"),
+        git=read.get(data, "git", dict, "", optional=True) or {},
+        ragguard_version=read.get(data, "ragguard_version", str, "", optional=True) or "",
+    )
+
+
+def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
+    ci = read.get(entry, "ci", list, path)
+    if len(ci) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in ci):
+        raise InputError(read.source, "expected [low, high]", key=f"{path}.ci")
+    return MetricSummary(
+        value=read.get(entry, "value", float, path),
+        n=read.get(entry, "n", int, path),
+        low=float(ci[0]),
+        high=float(ci[1]),
+    )
+
+
+def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
+    status = read.get(entry, "status", str, path)
+    if status not in STATUSES:
+        raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")
+    metrics = read.get(entry, "metrics", dict, path)
+    for name, value in metrics.items():
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise InputError(
+                read.source, "metric values must be numbers", key=f"{path}.metrics.{name}"
+            )
+    sentences = tuple(
+        SentenceVerdict(
+            id=read.get(s, "id", str, f"{path}.sentences[{i}]"),
+            text=read.get(s, "text", str, f"{path}.sentences[{i}]"),
+            supported=read.get(s, "supported", bool, f"{path}.sentences[{i}]", optional=True),
+            score=read.get(s, "score", float, f"{path}.sentences[{i}]", optional=True),
+            evidence=read.get(s, "evidence", str, f"{path}.sentences[{i}]", optional=True),
+        )
+        for i, s in enumerate(read.get(entry, "sentences", list, path, optional=True) or [])
+    )
+    return QuestionResult(
+        id=read.get(entry, "id", str, path),
+        question=read.get(entry, "question", str, path),
+        status=status,
+        metrics={name: float(value) for name, value in metrics.items()},
+        retrieved=tuple(read.get(entry, "retrieved", list, path)),
+        relevant=dict(read.get(entry, "relevant", dict, path)),
+        fingerprint=read.get(entry, "fingerprint", str, path),
+        answerable=read.get(entry, "answerable", bool, path),
+        critical=read.get(entry, "critical", bool, path),
+        tags=tuple(read.get(entry, "tags", list, path)),
+        reference_answer=read.get(entry, "reference_answer", str, path, optional=True),
+        answer=read.get(entry, "answer", str, path, optional=True),
+        sentences=sentences,
+        latency_ms=read.get(entry, "latency_ms", float, path, optional=True),
+        error=read.get(entry, "error", str, path, optional=True),
+    )

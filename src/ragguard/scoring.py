@@ -1,0 +1,108 @@
+"""Scoring: a test set and a run in, :class:`Results` out. No I/O.
+
+A question whose run errored or is missing scores 0 on every metric and is counted, so a
+gate can never improve by crashing. Retrieval metrics do not apply to ``answerable: false``
+questions; they are left out of those questions' values and of the metric's n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+from ragguard.metrics.names import MetricSpec
+from ragguard.metrics.retrieval import Labels, score_ranking
+from ragguard.results import (
+    STATUS_ERROR,
+    STATUS_MISSING,
+    STATUS_OK,
+    MetricSummary,
+    QuestionResult,
+    Results,
+)
+from ragguard.runs import RunRecord
+from ragguard.stats import Bootstrap, mean
+from ragguard.testset import Question, TestSet
+
+MISSING_MESSAGE = "no entry for this question in the run"
+
+
+def score_question(
+    question: Question, record: RunRecord | None, specs: Sequence[MetricSpec]
+) -> QuestionResult:
+    """Score one question from its run record (``None`` when the run has no entry)."""
+    retrieval = [spec for spec in specs if spec.is_retrieval] if question.answerable else []
+    if record is None:
+        status, error, values = (
+            STATUS_MISSING,
+            MISSING_MESSAGE,
+            dict.fromkeys(_names(retrieval), 0.0),
+        )
+    elif record.error:
+        status, error, values = STATUS_ERROR, record.error, dict.fromkeys(_names(retrieval), 0.0)
+    else:
+        labels = Labels.from_grades(question.relevant)
+        status, error = STATUS_OK, None
+        values = score_ranking(record.retrieved_ids, labels, retrieval) if retrieval else {}
+    return QuestionResult(
+        id=question.id,
+        question=question.question,
+        status=status,
+        metrics=values,
+        retrieved=tuple(record.retrieved_ids) if record else (),
+        relevant=dict(question.relevant),
+        fingerprint=question.fingerprint,
+        answerable=question.answerable,
+        critical=question.critical,
+        tags=question.tags,
+        reference_answer=question.reference_answer,
+        answer=record.answer if record else None,
+        latency_ms=record.latency_ms if record else None,
+        error=error,
+    )
+
+
+def _names(specs: Sequence[MetricSpec]) -> list[str]:
+    return [spec.name for spec in specs]
+
+
+def summarize(
+    questions: Sequence[QuestionResult], metric_names: Sequence[str]
+) -> dict[str, MetricSummary]:
+    """Mean, n and 95% interval of each metric over the questions it applies to."""
+    summary: dict[str, MetricSummary] = {}
+    bootstraps: dict[int, Bootstrap] = {}
+    for name in metric_names:
+        values = [q.metrics[name] for q in questions if name in q.metrics]
+        if not values:
+            continue
+        bootstrap = bootstraps.setdefault(len(values), Bootstrap(len(values)))
+        interval = bootstrap.interval(values)
+        summary[name] = MetricSummary(mean(values), len(values), interval.low, interval.high)
+    return summary
+
+
+def score_run(
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    specs: Sequence[MetricSpec],
+    *,
+    suite: str,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
+) -> Results:
+    """Score every question of the test set against the run's records."""
+    questions = tuple(score_question(q, records.get(q.id), specs) for q in testset)
+    names = tuple(spec.name for spec in specs)
+    return Results(
+        suite=suite,
+        created_at=created_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        metrics=names,
+        summary=summarize(questions, names),
+        questions=questions,
+        testset_fingerprint=testset.fingerprint,
+        config=dict(config or {}),
+        git=dict(git or {}),
+    )

@@ -1,0 +1,334 @@
+"""The labelled test set: questions, graded relevance labels, fingerprints and loaders.
+
+Formats: a YAML list, JSON Lines (one question object a line) or CSV with a header row.
+TREC qrels and BEIR folders are read by :mod:`ragguard.formats`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragguard.errors import InputError, Where
+from ragguard.sources import (
+    LineDict,
+    LineList,
+    iter_csv_rows,
+    iter_jsonl_objects,
+    parse_yaml,
+    read_text,
+    type_name,
+)
+
+QUESTION_KEYS = (
+    "id",
+    "question",
+    "relevant",
+    "reference_answer",
+    "answerable",
+    "critical",
+    "tags",
+    "meta",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One test question and its labels.
+
+    ``relevant`` maps chunk ids to grades (0 = judged not relevant, 1 = partly useful,
+    2 = answers it, ...). A chunk counts as relevant when its grade is at least 1.
+    """
+
+    id: str
+    question: str
+    relevant: Mapping[str, int] = field(default_factory=dict)
+    reference_answer: str | None = None
+    answerable: bool = True
+    critical: bool = False
+    tags: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of what scoring depends on: the id, the labels and answerability."""
+        return label_fingerprint(self.id, self.relevant, self.answerable)
+
+
+def label_fingerprint(question_id: str, relevant: Mapping[str, int], answerable: bool) -> str:
+    payload = json.dumps(
+        {"id": question_id, "relevant": dict(sorted(relevant.items())), "answerable": answerable},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class TestSet:
+    """An ordered collection of questions with unique ids."""
+
+    __test__ = False  # not a pytest test class
+
+    questions: tuple[Question, ...]
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for question in self.questions:
+            if question.id in seen:
+                raise InputError(
+                    self.source or "test set", f"duplicate question id {question.id!r}"
+                )
+            seen.add(question.id)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self.questions)
+
+    @property
+    def by_id(self) -> dict[str, Question]:
+        return {question.id: question for question in self.questions}
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash over every question's fingerprint, independent of question order."""
+        digest = hashlib.sha256()
+        for fingerprint in sorted(question.fingerprint for question in self.questions):
+            digest.update(fingerprint.encode())
+        return digest.hexdigest()[:16]
+
+
+def load_testset(path: str | Path) -> TestSet:
+    """Load a test set, choosing the format by the file's extension."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return _load_yaml(path)
+    if suffix in (".jsonl", ".ndjson"):
+        return _load_jsonl(path)
+    if suffix == ".csv":
+        return _load_csv(path)
+    raise InputError(
+        path, f"unknown test set format {suffix or '(no extension)'!r}; use .yaml, .jsonl or .csv"
+    )
+
+
+def _load_yaml(path: Path) -> TestSet:
+    data = parse_yaml(read_text(path, what="test set"), path)
+    if isinstance(data, LineDict) and "questions" in data:
+        data = data["questions"]
+    if not isinstance(data, LineList):
+        raise InputError(
+            path, f"expected a list of questions (or a 'questions:' list), found {type_name(data)}"
+        )
+    entries = []
+    for index, entry in enumerate(data):
+        line = data.item_lines[index]
+        if not isinstance(entry, LineDict):
+            raise InputError(
+                path, f"expected a question mapping, found {type_name(entry)}", line=line
+            )
+        entries.append((entry, entry.where(path)))
+    return _build(path, entries)
+
+
+def _load_jsonl(path: Path) -> TestSet:
+    text = read_text(path, what="test set")
+    entries = [(obj, Where(path, number)) for number, obj in iter_jsonl_objects(text, path)]
+    return _build(path, entries)
+
+
+def _load_csv(path: Path) -> TestSet:
+    text = read_text(path, what="test set")
+    entries = []
+    for number, row in iter_csv_rows(text, path):
+        entries.append((_csv_entry(row, Where(path, number)), Where(path, number)))
+    return _build(path, entries)
+
+
+def _csv_entry(row: dict[str, str], where: Where) -> dict[str, Any]:
+    """Turn a CSV row into the mapping form.
+
+    ``relevant`` is ``chunk:grade`` items (or bare chunk ids, grade 1) separated by ``;``;
+    ``tags`` is separated by ``;``; booleans are true/false/yes/no/1/0.
+    """
+    entry: dict[str, Any] = {}
+    for key, raw in row.items():
+        value = raw.strip()
+        if key in ("relevant", "tags"):
+            items = [item.strip() for item in value.split(";") if item.strip()]
+            if key == "tags":
+                entry[key] = items
+            else:
+                entry[key] = _csv_labels(items, where)
+        elif key in ("answerable", "critical"):
+            if value:
+                entry[key] = _csv_bool(value, key, where)
+        elif key == "reference_answer":
+            entry[key] = value or None
+        else:
+            entry[key] = value
+    return entry
+
+
+def _csv_labels(items: list[str], where: Where) -> dict[str, Any]:
+    labels: dict[str, Any] = {}
+    for item in items:
+        chunk, sep, grade = item.rpartition(":")
+        if not sep:
+            chunk, grade = item, "1"
+        chunk = chunk.strip()
+        grade = grade.strip()
+        labels[chunk] = int(grade) if grade.lstrip("-").isdigit() else grade
+    return labels
+
+
+def _csv_bool(value: str, key: str, where: Where) -> bool:
+    lowered = value.lower()
+    if lowered in ("true", "yes", "1"):
+        return True
+    if lowered in ("false", "no", "0"):
+        return False
+    raise where.error(f"expected true or false, found {value!r}", key=key)
+
+
+def _build(path: Path, entries: Iterable[tuple[Mapping[str, Any], Where]]) -> TestSet:
+    questions: list[Question] = []
+    lines: dict[str, int | None] = {}
+    for entry, where in entries:
+        question = question_from_mapping(entry, where)
+        if question.id in lines:
+            first = lines[question.id]
+            at = f" (first at line {first})" if first else ""
+            raise where.error(f"duplicate id {question.id!r}{at}; ids must be unique", key="id")
+        lines[question.id] = where.line
+        questions.append(question)
+    if not questions:
+        raise InputError(path, "test set has no questions")
+    return TestSet(tuple(questions), source=str(path))
+
+
+def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
+    """Validate one question entry and build the :class:`Question`."""
+    for key in entry:
+        if key not in QUESTION_KEYS:
+            raise where.error(_unknown_key_message(str(key)), key=str(key))
+    question_id = _identifier(entry.get("id"), "id", where)
+    text = entry.get("question")
+    if not isinstance(text, str) or not text.strip():
+        found = "missing" if text is None else f"found {type_name(text)}"
+        raise where.error(f"question text is required ({found})", key="question")
+    answerable = _optional_bool(entry, "answerable", True, where)
+    relevant = _labels(entry.get("relevant"), where)
+    has_relevant = any(grade >= 1 for grade in relevant.values())
+    if answerable and not has_relevant:
+        raise where.error(
+            f"question {question_id!r} has no relevant chunk (grade >= 1); label one, "
+            "or set answerable: false if the docs cannot answer it",
+            key="relevant",
+        )
+    if not answerable and has_relevant:
+        raise where.error(
+            f"question {question_id!r} is answerable: false but lists relevant chunks; "
+            "remove the labels or the answerable flag",
+            key="relevant",
+        )
+    reference = entry.get("reference_answer")
+    if reference is not None and not isinstance(reference, str):
+        raise where.error(
+            f"expected a string, found {type_name(reference)}", key="reference_answer"
+        )
+    meta = entry.get("meta") or {}
+    if not isinstance(meta, Mapping):
+        raise where.error(f"expected a mapping, found {type_name(meta)}", key="meta")
+    return Question(
+        id=question_id,
+        question=text.strip(),
+        relevant=relevant,
+        reference_answer=reference,
+        answerable=answerable,
+        critical=_optional_bool(entry, "critical", False, where),
+        tags=_tags(entry.get("tags"), where),
+        meta=dict(meta),
+    )
+
+
+def _unknown_key_message(key: str) -> str:
+    close = difflib.get_close_matches(key, QUESTION_KEYS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}allowed keys: {', '.join(QUESTION_KEYS)}"
+
+
+def _identifier(value: Any, key: str, where: Where) -> str:
+    """An id: a non-empty string, or a whole number taken as its digits."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if value is None:
+        raise where.error("is required (a stable id for this question)", key=key)
+    raise where.error(f"expected a non-empty string, found {type_name(value)}; quote it", key=key)
+
+
+def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Where) -> bool:
+    value = entry.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise where.error(f"expected true or false, found {type_name(value)}", key=key)
+    return value
+
+
+def _labels(value: Any, where: Where) -> dict[str, int]:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        value = [value]
+    if isinstance(value, list):
+        value = {chunk: 1 for chunk in _chunk_ids(value, where)}
+    if not isinstance(value, Mapping):
+        raise where.error(
+            f"expected a mapping of chunk id to grade, or a list of chunk ids; found {type_name(value)}",
+            key="relevant",
+        )
+    labels: dict[str, int] = {}
+    for chunk, grade in value.items():
+        chunk_id = _identifier(chunk, "relevant", where)
+        if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
+            raise where.error(
+                f"grade of {chunk_id!r} must be a non-negative integer (0, 1, 2, ...), "
+                f"found {grade!r}",
+                key="relevant",
+            )
+        labels[chunk_id] = grade
+    return labels
+
+
+def _chunk_ids(items: list[Any], where: Where) -> list[str]:
+    ids = [_identifier(item, "relevant", where) for item in items]
+    seen: set[str] = set()
+    for chunk_id in ids:
+        if chunk_id in seen:
+            raise where.error(f"chunk {chunk_id!r} is listed twice", key="relevant")
+        seen.add(chunk_id)
+    return ids
+
+
+def _tags(value: Any, where: Where) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(
+        isinstance(tag, str) and tag.strip() for tag in value
+    ):
+        raise where.error("expected a list of non-empty strings", key="tags")
+    return tuple(dict.fromkeys(tag.strip() for tag in value))
