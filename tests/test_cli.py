@@ -127,7 +127,7 @@ def test_conflicting_inputs_are_a_usage_error() -> None:
 
 
 def test_demo_prints_the_seed_examples(tmp_path: Path) -> None:
-    code, stdout, _ = invoke("demo", "--out", tmp_path)
+    code, stdout, _ = invoke("demo", "--seed", "--out", tmp_path)
     assert code == 0
     assert "nDCG@3 = 0.760" in stdout
     assert table_value(stdout, "mrr") in {"1.000", "0.625"}

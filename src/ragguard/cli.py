@@ -14,8 +14,9 @@ from ragguard import __version__
 from ragguard.errors import InputError
 from ragguard.formats import load_run_file
 from ragguard.formats.beir import load_beir
-from ragguard.formats.trec import load_qrels, load_trec_run
+from ragguard.formats.trec import load_qrels, load_trec_run, skipped_warning
 from ragguard.gitinfo import current_commit
+from ragguard.judge.setup import load_generation_config, prepare_generation, progress_printer
 from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, MetricSpec, parse_metric_list
 from ragguard.metrics.retrieval import explain
 from ragguard.render import explanation_text, json_report, markdown_report, terminal_report
@@ -91,6 +92,17 @@ def _load_inputs(
 @click.option("--metrics", help="Comma-separated metric names, e.g. hit_rate@1,ndcg@3,mrr.")
 @click.option("--suite", help="Suite name for the results (default: the test set's file name).")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the results JSON here.")
+@click.option(
+    "--corpus", type=click.Path(path_type=Path), help="Chunk text (JSONL id/text) for id-only runs."
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="ragguard.yml whose faithfulness/answer_relevance/abstention/judge sections apply.",
+)
+@click.option("--judge", "use_judge", is_flag=True, help="Use the judge for generation metrics.")
+@click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
 def score(
     testset: Path | None,
     run: Path | None,
@@ -101,13 +113,47 @@ def score(
     metrics: str | None,
     suite: str | None,
     out: Path | None,
+    corpus: Path | None,
+    config_file: Path | None,
+    use_judge: bool,
+    dry_run: bool,
 ) -> None:
     """Score a recorded run against a test set and print the table."""
     specs = parse_metrics_option(metrics)
     loaded, recorded = _load_inputs(testset, run, qrels, trec_run, beir, split)
-    recorded.check_known(question.id for question in loaded)
+    recorded.check_known(loaded.known_ids)
+    warning = skipped_warning(loaded)
+    if warning:
+        click.echo(f"ragguard: warning: {warning}", err=True)
     name = suite or Path(loaded.source).name.split(".")[0] or "ragguard"
-    results = score_run(loaded, recorded.records, specs, suite=name, git=current_commit())
+    raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
+    generation = prepare_generation(
+        specs,
+        loaded,
+        recorded.records,
+        raw_config=raw_config,
+        config_source=config_source,
+        corpus=corpus,
+        run_source=recorded.source or str(run),
+        run_lines=recorded.lines,
+        use_judge=use_judge,
+        need_key=not dry_run,
+        progress=progress_printer(lambda line: click.echo(line, err=True)),
+    )
+    if dry_run:
+        click.echo(generation.dry_run_text(), nl=False)
+        return
+    results = score_run(
+        loaded,
+        recorded.records,
+        specs,
+        suite=name,
+        git=current_commit(),
+        config=generation.fingerprint,
+        **generation.score_kwargs(),
+    )
+    if generation.judge:
+        click.echo(generation.judge.usage.line(), err=True)
     if out:
         write_results(results, out)
     click.echo(terminal_report(results), nl=False)
@@ -136,9 +182,16 @@ def report(results_file: Path, output_format: str) -> None:
 @click.argument("question_id")
 @click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help="Cut-off.")
 def explain_command(results_file: Path, question_id: str, k: int) -> None:
-    """Show the working behind one question's precision, recall, RR and nDCG at k."""
+    """Show the working behind one question's precision, recall, RR and nDCG at k, and its
+    answer's per-sentence faithfulness verdicts when it was scored for them."""
     results = load_results(results_file)
     click.echo(_explain(results, question_id, k), nl=False)
+    sentences = results.by_id[question_id].sentences
+    if sentences:
+        from ragguard.metrics.faithfulness import verdict_lines
+        from ragguard.render import printable
+
+        click.echo("\n".join(["", *verdict_lines(sentences, clean=printable)]))
 
 
 def _explain(results: Results, question_id: str, k: int) -> str:
@@ -152,9 +205,37 @@ def _explain(results: Results, question_id: str, k: int) -> str:
 
 @cli.command()
 @click.option(
-    "--out", type=click.Path(path_type=Path, file_okay=False), help="Write results files here."
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default="ragguard-demo",
+    show_default=True,
+    help="Write results files here.",
 )
-def demo(out: Path | None) -> None:
+@click.option("--seed", is_flag=True, help="Score the reference text's worked examples instead.")
+def demo(out: Path, seed: bool) -> None:
+    """Run the embedded Orders API docs assistant: a baseline and a pull request's change."""
+    if seed:
+        _seed_demo(out)
+        return
+    from ragguard.demo.walkthrough import compare_demo, run_demo, write_demo
+    from ragguard.render import comparison_terminal
+
+    runs = run_demo()
+    for run in runs:
+        click.echo(f"== {run.title}\n   pipeline: {run.settings.describe()}\n")
+        click.echo(terminal_report(run.results))
+    comparison = compare_demo(*runs)
+    click.echo("== The gate: the pull request against the baseline\n")
+    click.echo(comparison_terminal(comparison))
+    write_demo(runs, out, comparison)
+    click.echo(
+        f"results, run records, the PR comment (comment.md) and the job summary (summary.md) "
+        f"written to {out}/"
+    )
+    click.echo("the reference text's worked examples: ragguard demo --seed")
+
+
+def _seed_demo(out: Path | None) -> None:
     """Score the seed's Orders API examples from files shipped with ragguard."""
     from ragguard.demo import seed_examples
 
@@ -174,6 +255,247 @@ def demo(out: Path | None) -> None:
             write_results(results, out / f"{example.suite}.results.json")
     if out:
         click.echo(f"results written to {out}/")
+
+
+EXIT_RUN_ERROR = 3  # too many questions failed (above max_error_rate): the run is not trusted
+EXIT_INTERRUPTED = 130
+
+
+@cli.command()
+@click.option(
+    "-c",
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default="ragguard.yml",
+    show_default=True,
+    help="Where to write the starter config.",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(config_path: Path, force: bool) -> None:
+    """Write a commented starter ragguard.yml."""
+    from ragguard.config import write_starter
+
+    write_starter(config_path, force=force)
+    click.echo(f"wrote {config_path}; edit testset and system, then run `ragguard run`")
+
+
+@cli.command("run")
+@click.option(
+    "-c",
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    default="ragguard.yml",
+    show_default=True,
+    help="The suite's ragguard.yml.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default="results.json",
+    show_default=True,
+    help="Results JSON; the run records (.run.jsonl) and the log (.log) go beside it.",
+)
+def run_command(config_path: Path, out: Path) -> None:
+    """Run the system under test over the test set, score it and print the table."""
+    from ragguard.config import load_config
+    from ragguard.runner import LineLog, run_config, score_suite_run
+    from ragguard.runs import dump_run
+
+    config = load_config(config_path)
+    stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    log = LineLog(out.with_name(stem + ".log"))
+    try:
+        suite_run = run_config(config, log=log)
+    finally:
+        log.close()
+    outcome = suite_run.outcome
+    records_path = out.with_name(stem + ".run.jsonl")
+    records_path.parent.mkdir(parents=True, exist_ok=True)
+    records_path.write_text(dump_run(outcome.records.values()), encoding="utf-8")
+    results, generation = score_suite_run(config, suite_run, git=current_commit())
+    write_results(results, out)
+    if generation.judge:
+        click.echo(generation.judge.usage.line(), err=True)
+    click.echo(terminal_report(results))
+    click.echo(outcome.verdict_line())
+    written = f"results written to {out}, run records to {records_path}"
+    click.echo(written + (f", system log to {log.path}" if log.written else ""))
+    if outcome.interrupted:
+        click.echo(
+            f"interrupted: {len(outcome.records)} of {outcome.total} questions done", err=True
+        )
+        raise SystemExit(EXIT_INTERRUPTED)
+    if outcome.verdict != "ok":
+        raise SystemExit(EXIT_RUN_ERROR)
+
+
+@cli.command("compare")
+@click.argument("baseline_file", type=click.Path(path_type=Path))
+@click.argument("head_file", type=click.Path(path_type=Path))
+@click.option(
+    "-c",
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    help="ragguard.yml whose gate: section sets the rules (default: the documented defaults).",
+)
+@click.option("--markdown", type=click.Path(path_type=Path), help="Write the PR comment here.")
+@click.option(
+    "--summary", type=click.Path(path_type=Path), help="Write the full report (job summary) here."
+)
+@click.option("--junit", type=click.Path(path_type=Path), help="Write JUnit XML here.")
+@click.option(
+    "--json", "json_path", type=click.Path(path_type=Path), help="Write the comparison as JSON."
+)
+@click.option(
+    "--template", type=click.Path(path_type=Path), help="Comment template (extends base.md.j2)."
+)
+@click.option(
+    "--allow-missing-baseline",
+    is_flag=True,
+    help="A missing BASELINE_FILE gives a 'no baseline yet' report instead of an error.",
+)
+def compare_command(
+    baseline_file: Path,
+    head_file: Path,
+    config_path: Path | None,
+    markdown: Path | None,
+    summary: Path | None,
+    junit: Path | None,
+    json_path: Path | None,
+    template: Path | None,
+    allow_missing_baseline: bool,
+) -> None:
+    """Compare HEAD_FILE with BASELINE_FILE and gate the merge.
+
+    Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
+    """
+    from ragguard.compare import compare, exit_code
+    from ragguard.formats.junit import comparison_junit
+    from ragguard.gate import load_gate_rules
+    from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
+
+    rules = load_gate_rules(config_path)
+    head = load_results(head_file)
+    missing = not baseline_file.exists()
+    if missing and not allow_missing_baseline:
+        raise InputError(
+            baseline_file,
+            "baseline results not found; check the path, or pass --allow-missing-baseline "
+            "for a 'no baseline yet' report",
+        )
+    comparison = compare(None if missing else load_results(baseline_file), head, rules)
+    outputs = (
+        (markdown, lambda: render_comment(comparison, template)),
+        (summary, lambda: render_summary(comparison, template)),
+        (junit, lambda: comparison_junit(comparison)),
+        (json_path, lambda: comparison_json(comparison)),
+    )
+    for path, make in outputs:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(make(), encoding="utf-8")
+    click.echo(comparison_terminal(comparison), nl=False)
+    raise SystemExit(exit_code(comparison))
+
+
+def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:
+    """The ragguard.yml to read generation settings from: --config, or ./ragguard.yml for --judge."""
+    if config_file is None and use_judge:
+        default = Path("ragguard.yml")
+        if not default.exists():
+            raise InputError("--judge", "needs a judge: section; pass --config ragguard.yml")
+        return default
+    return config_file
+
+
+@cli.command("calibrate")
+@click.argument("calibration_set", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--testset", type=click.Path(path_type=Path), help="A test set whose meta.human has verdicts."
+)
+@click.option("--run", "run", type=click.Path(path_type=Path), help="The run with the answers.")
+@click.option("--corpus", type=click.Path(path_type=Path), help="Chunk text for id-only runs.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="ragguard.yml: the faithfulness threshold and, with --judge, the judge.",
+)
+@click.option("--judge", "use_judge", is_flag=True, help="Also measure the judge's agreement.")
+def calibrate_command(
+    calibration_set: Path | None,
+    testset: Path | None,
+    run: Path | None,
+    corpus: Path | None,
+    config_file: Path | None,
+    use_judge: bool,
+) -> None:
+    """Agreement of the lexical method (and the judge) with human faithfulness verdicts,
+    from a calibration set, or from a test set's meta.human verdicts on a run's answers."""
+    from ragguard.calibrate import (
+        by_kind,
+        items_from_run,
+        judge_agreement,
+        lexical_agreement,
+        load_calibration,
+        report_lines,
+    )
+    from ragguard.judge.client import JudgeClient
+    from ragguard.judge.settings import generation_settings
+    from ragguard.runs import load_corpus
+
+    if (calibration_set is None) == (testset is None):
+        raise click.UsageError("give a calibration set, or --testset with --run")
+    if calibration_set is not None:
+        items = load_calibration(calibration_set)
+    elif run is None:
+        raise click.UsageError("--testset needs --run (the answers the verdicts are about)")
+    else:
+        loaded = load_testset(testset)  # type: ignore[arg-type]
+        recorded = load_run_file(run)
+        texts = load_corpus(corpus) if corpus else None
+        items = items_from_run(loaded, recorded.records, texts)
+    raw_config, source = load_generation_config(_judge_config(config_file, use_judge))
+    settings = generation_settings(raw_config, source, judge_override=use_judge)
+    results = {"lexical": lexical_agreement(items, settings.threshold)}
+    if use_judge and settings.judge is not None:
+        client = JudgeClient.from_environment(settings.judge)
+        results["judge"] = judge_agreement(items, client.judge_many)
+        click.echo(client.usage.line(), err=True)
+    kinds = {
+        kind: lexical_agreement(group, settings.threshold) for kind, group in by_kind(items).items()
+    }
+    click.echo("\n".join(report_lines(items, results, kinds)))
+
+
+@cli.command("ci")
+def ci_command() -> None:
+    """Run inside GitHub Actions (action.yml calls it): evaluate, compare, comment, gate.
+
+    Reads GitHub's environment and the action's inputs (RAGGUARD_* variables, see
+    docs/action.md). Exit 0 pass, 1 the gate failed, 2 bad input, 3 could not evaluate.
+    """
+    import os
+
+    from ragguard.ci.glue import Collaborators, evaluate_config, git_commit_time, run_ci
+    from ragguard.ci.settings import read_settings
+    from ragguard.github import GitHubClient, GitHubError
+
+    settings = read_settings(os.environ)
+    collaborators = Collaborators(
+        github=GitHubClient(settings.github),
+        evaluate=evaluate_config,
+        commit_time=git_commit_time,
+    )
+    try:
+        outcome = run_ci(settings, collaborators)
+    except GitHubError as exc:
+        click.echo(f"ragguard: error: {exc}", err=True)
+        raise SystemExit(3) from None
+    raise SystemExit(outcome.exit_code)
 
 
 def main() -> None:

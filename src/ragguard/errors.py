@@ -8,7 +8,8 @@ from os import PathLike
 class InputError(Exception):
     """Input the user can fix: reported as one line naming the place, exit code 2.
 
-    The rendered form is ``FILE:LINE: KEY: message`` with the parts that are known.
+    The rendered form is ``FILE:LINE: KEY: message`` with the parts that are known, always
+    on one line (line breaks, e.g. in a key taken from the input, become spaces).
     """
 
     def __init__(
@@ -28,7 +29,7 @@ class InputError(Exception):
     def __str__(self) -> str:
         place = self.source if self.line is None else f"{self.source}:{self.line}"
         key = f" {self.key}:" if self.key else ""
-        return f"{place}:{key} {self.message}"
+        return " ".join(f"{place}:{key} {self.message}".splitlines())
 
 
 class Where:

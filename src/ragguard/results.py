@@ -10,13 +10,14 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ragguard import __version__
 from ragguard.errors import InputError
-from ragguard.sources import parse_json_value, read_text, type_name
+from ragguard.sources import parse_json_value, read_text, shown, type_name
 
 SCHEMA = "ragguard.results/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
@@ -38,6 +39,7 @@ class SentenceVerdict:
     supported: bool | None
     score: float | None = None
     evidence: str | None = None
+    note: str | None = None  # why unsupported or unchecked, e.g. "number 9 not in the evidence"
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
                 "supported": s.supported,
                 "score": s.score,
                 "evidence": s.evidence,
+                "note": s.note,
             }
             for s in question.sentences
         ],
@@ -157,10 +160,20 @@ def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
 def write_results(results: Results, path: str | Path) -> Path:
     """Write the results file atomically (a crash never leaves half a baseline)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    text = results.to_json()  # refuses NaN before anything touches the disk
+    if path.is_dir():
+        raise InputError(path, "is a directory; give a file name such as results.json")
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(results.to_json(), encoding="utf-8")
-    temporary.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise InputError(
+            path, f"cannot write the results file: {exc.strerror or exc}; check the path"
+        ) from None
     return path
 
 
@@ -202,8 +215,44 @@ class _Reader:
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
         if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
-            raise InputError(self.source, f"wrong type ({type_name(value)})", key=where)
+            raise InputError(
+                self.source,
+                f"expected {_kind_name(kind)}, found {type_name(value)}",
+                key=where,
+            )
         return value
+
+    def strings(self, data: Any, key: str, path: str) -> tuple[str, ...]:
+        """A list of strings, each checked."""
+        items = self.get(data, key, list, path)
+        where = f"{path}.{key}" if path else key
+        for index, item in enumerate(items):
+            if not isinstance(item, str):
+                raise InputError(
+                    self.source,
+                    f"expected a string, found {type_name(item)}",
+                    key=f"{where}[{index}]",
+                )
+        return tuple(items)
+
+    def grades(self, data: Any, key: str, path: str) -> dict[str, int]:
+        """A mapping of chunk id to a non-negative integer grade."""
+        labels = self.get(data, key, dict, path)
+        for chunk, grade in labels.items():
+            if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
+                raise InputError(
+                    self.source,
+                    f"expected a non-negative integer grade, found {shown(grade)}",
+                    key=f"{path}.{key}.{chunk}",
+                )
+        return dict(labels)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+    names |= {dict: "an object", list: "a list"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
 def results_from_dict(data: Any, source: str | Path = "results") -> Results:
@@ -230,7 +279,7 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
     return Results(
         suite=read.get(data, "suite", str, ""),
         created_at=read.get(data, "created_at", str, ""),
-        metrics=tuple(read.get(data, "metrics", list, "")),
+        metrics=read.strings(data, "metrics", ""),
         summary=summary,
         questions=questions,
         testset_fingerprint=read.get(testset, "fingerprint", str, "testset"),
@@ -269,6 +318,7 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
             supported=read.get(s, "supported", bool, f"{path}.sentences[{i}]", optional=True),
             score=read.get(s, "score", float, f"{path}.sentences[{i}]", optional=True),
             evidence=read.get(s, "evidence", str, f"{path}.sentences[{i}]", optional=True),
+            note=read.get(s, "note", str, f"{path}.sentences[{i}]", optional=True),
         )
         for i, s in enumerate(read.get(entry, "sentences", list, path, optional=True) or [])
     )
@@ -277,12 +327,12 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
         question=read.get(entry, "question", str, path),
         status=status,
         metrics={name: float(value) for name, value in metrics.items()},
-        retrieved=tuple(read.get(entry, "retrieved", list, path)),
-        relevant=dict(read.get(entry, "relevant", dict, path)),
+        retrieved=read.strings(entry, "retrieved", path),
+        relevant=read.grades(entry, "relevant", path),
         fingerprint=read.get(entry, "fingerprint", str, path),
         answerable=read.get(entry, "answerable", bool, path),
         critical=read.get(entry, "critical", bool, path),
-        tags=tuple(read.get(entry, "tags", list, path)),
+        tags=read.strings(entry, "tags", path),
         reference_answer=read.get(entry, "reference_answer", str, path, optional=True),
         answer=read.get(entry, "answer", str, path, optional=True),
         sentences=sentences,

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.errors import InputError, Where
-from ragguard.sources import is_finite_number, iter_jsonl_objects, read_text, type_name
+from ragguard.sources import (
+    is_finite_number,
+    iter_jsonl_objects,
+    read_text,
+    type_name,
+    unknown_key_message,
+)
 
 RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta")
 CHUNK_KEYS = ("id", "text", "score", "meta")
@@ -118,7 +124,7 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
     """Validate one run record."""
     for key in obj:
         if key not in RECORD_KEYS:
-            raise where.error(f"unknown key; allowed keys: {', '.join(RECORD_KEYS)}", key=str(key))
+            raise where.error(unknown_key_message(key, RECORD_KEYS), key=str(key))
     question_id = obj.get("id")
     if isinstance(question_id, int) and not isinstance(question_id, bool):
         question_id = str(question_id)
@@ -159,13 +165,15 @@ def _chunk(item: Any, index: int, where: Where) -> Chunk:
         return Chunk(item)
     if isinstance(item, int) and not isinstance(item, bool):
         return Chunk(str(item))
+    if isinstance(item, str):
+        raise where.error("empty chunk id; give every retrieved chunk its id", key=key)
     if not isinstance(item, Mapping):
         raise where.error(
             f"expected a chunk id or an object with 'id', found {type_name(item)}", key=key
         )
     for name in item:
         if name not in CHUNK_KEYS:
-            raise where.error(f"unknown key {name!r}; allowed: {', '.join(CHUNK_KEYS)}", key=key)
+            raise where.error(f"{name!r}: {unknown_key_message(name, CHUNK_KEYS)}", key=key)
     chunk_id = item.get("id")
     if isinstance(chunk_id, int) and not isinstance(chunk_id, bool):
         chunk_id = str(chunk_id)

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from ragguard.judge.settings import GenerationSettings
+from ragguard.metrics.generation import Judge, judge_items, judge_outcomes, with_generation
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, score_ranking
 from ragguard.results import (
@@ -92,10 +94,33 @@ def score_run(
     config: Mapping[str, Any] | None = None,
     git: Mapping[str, str | None] | None = None,
     created_at: str | None = None,
+    generation: GenerationSettings | None = None,
+    judge: Judge | None = None,
+    corpus: Mapping[str, str] | None = None,
 ) -> Results:
-    """Score every question of the test set against the run's records."""
-    questions = tuple(score_question(q, records.get(q.id), specs) for q in testset)
+    """Score every question of the test set against the run's records.
+
+    Generation metrics in ``specs`` are computed with ``generation`` (default: lexical); the
+    context of an answer is its retrieved chunks' text, from the run or from ``corpus``.
+    Judge calls (when a generation metric uses the judge) go to ``judge`` in one batch.
+    """
     names = tuple(spec.name for spec in specs)
+    settings = generation or GenerationSettings()
+    wanted = [spec.name for spec in specs if spec.is_generation]
+    items = judge_items(testset.questions, records, wanted, settings, corpus) if wanted else []
+    outcomes = judge_outcomes(items, judge)
+    questions = tuple(
+        with_generation(
+            score_question(q, records.get(q.id), specs),
+            q,
+            records.get(q.id),
+            wanted,
+            settings,
+            corpus,
+            outcomes.get(q.id),
+        )
+        for q in testset
+    )
     return Results(
         suite=suite,
         created_at=created_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -12,6 +12,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 BOOTSTRAP_SEED = 20240607
 BOOTSTRAP_RESAMPLES = 1000
@@ -86,3 +87,124 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not values:
         return 0.0
     return _quantile(sorted(values), q / 100.0)
+
+
+# Paired tests: did the head change from the baseline on the same questions?
+
+PERMUTATION_SEED = 20240611
+PERMUTATION_RESAMPLES = 10000
+EXACT_MAX_NONZERO = 16
+SAMPLED_MAX_NONZERO = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTest:
+    """A two-sided p-value for "the paired mean delta is zero", and how it was computed."""
+
+    p_value: float
+    method: str
+
+
+def mcnemar_exact(worse: int, better: int) -> float:
+    """Exact two-sided McNemar p-value from the discordant pair counts.
+
+    ``worse`` questions went 1 -> 0 and ``better`` went 0 -> 1; under no change each
+    discordant pair is a fair coin, so the p-value is a two-sided binomial test at 1/2.
+    """
+    n = worse + better
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1))
+    return min(1.0, 2.0 * tail / 2.0**n)
+
+
+def sign_flip_p_value(
+    deltas: Sequence[float],
+    *,
+    seed: int = PERMUTATION_SEED,
+    resamples: int = PERMUTATION_RESAMPLES,
+    exact_max: int = EXACT_MAX_NONZERO,
+) -> PairedTest:
+    """Two-sided paired sign-flip randomization test of the mean delta.
+
+    Under no change each question's delta is as likely positive as negative, so every
+    assignment of signs is equally likely. The statistic is ``|sum of deltas|``; zero deltas
+    do not change it and are left out. With at most ``exact_max`` non-zero deltas all
+    ``2**m`` sign assignments are counted (an exact p-value); above that, ``resamples``
+    random assignments from a fixed seed are drawn and ``(hits + 1) / (resamples + 1)`` is
+    reported, so the p-value is never 0 and the same deltas always give the same value.
+    Above ``SAMPLED_MAX_NONZERO`` the sign-flip distribution of the sum is normal with
+    variance ``sum(d**2)`` to well within the resampling noise, and that is used instead.
+    """
+    nonzero = [d for d in deltas if d != 0.0]
+    m = len(nonzero)
+    if m == 0:
+        return PairedTest(1.0, "no differences")
+    observed = abs(math.fsum(nonzero))
+    threshold = observed - 1e-9 * max(1.0, observed)
+    if m <= exact_max:
+        return PairedTest(_exact_share(nonzero, threshold), "exact sign-flip")
+    if m > SAMPLED_MAX_NONZERO:
+        spread = math.sqrt(2.0 * math.fsum(d * d for d in nonzero))
+        return PairedTest(math.erfc(observed / spread), "sign-flip (normal approximation)")
+    hits = _sampled_hits(nonzero, threshold, random.Random(seed), resamples)
+    return PairedTest((hits + 1) / (resamples + 1), "sign-flip")
+
+
+def _sampled_hits(
+    values: Sequence[float], threshold: float, rng: random.Random, resamples: int
+) -> int:
+    """How many of ``resamples`` random sign assignments reach ``|sum| >= threshold``.
+
+    A random assignment is one random byte per group of 8 values; each group's 256
+    possible sums of its flipped values are tabled once, so a resample costs m / 8 lookups.
+    """
+    groups = [
+        list(values[i : i + 8]) + [0.0] * (8 - len(values[i : i + 8]))
+        for i in range(0, len(values), 8)
+    ]
+    tables = [[math.fsum(compress(group, _BITS[byte])) for byte in range(256)] for group in groups]
+    total = math.fsum(values)
+    width = len(tables)
+    draws = rng.randbytes(width * resamples)
+    hits = 0
+    for start in range(0, width * resamples, width):
+        flipped = sum(map(list.__getitem__, tables, draws[start : start + width]))
+        if abs(total - 2.0 * flipped) >= threshold:
+            hits += 1
+    return hits
+
+
+_BITS = [[byte >> i & 1 for i in range(8)] for byte in range(256)]
+
+
+def _exact_share(values: Sequence[float], threshold: float) -> float:
+    """The share of all ``2**m`` sign assignments whose ``|sum|`` reaches ``threshold``.
+
+    Walks the assignments in Gray-code order: each step flips one sign and updates the sum
+    in constant time.
+    """
+    signs = [1.0] * len(values)
+    total = math.fsum(values)
+    hits = 1 if abs(total) >= threshold else 0
+    for step in range(1, 2 ** len(values)):
+        i = (step & -step).bit_length() - 1
+        total -= 2.0 * signs[i] * values[i]
+        signs[i] = -signs[i]
+        if abs(total) >= threshold:
+            hits += 1
+    return hits / 2 ** len(values)
+
+
+def paired_test(baseline: Sequence[float], head: Sequence[float], binary: bool) -> PairedTest:
+    """McNemar (exact) for 0/1 values, else the sign-flip randomization test."""
+    if binary:
+        worse = sum(1 for b, h in zip(baseline, head, strict=True) if b > h)
+        better = sum(1 for b, h in zip(baseline, head, strict=True) if h > b)
+        return PairedTest(mcnemar_exact(worse, better), "McNemar exact")
+    return sign_flip_p_value([h - b for b, h in zip(baseline, head, strict=True)])
+
+
+def paired_delta_interval(deltas: Sequence[float], level: float = 0.95) -> Interval:
+    """The ``level`` interval of the mean paired delta (bootstrap over questions, fixed seed)."""
+    return Bootstrap(len(deltas)).interval(deltas, level)

@@ -6,7 +6,6 @@ TREC qrels and BEIR folders are read by :mod:`ragguard.formats`.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
@@ -22,7 +21,9 @@ from ragguard.sources import (
     iter_jsonl_objects,
     parse_yaml,
     read_text,
+    shown,
     type_name,
+    unknown_key_message,
 )
 
 QUESTION_KEYS = (
@@ -71,12 +72,20 @@ def label_fingerprint(question_id: str, relevant: Mapping[str, int], answerable:
 
 @dataclass(frozen=True)
 class TestSet:
-    """An ordered collection of questions with unique ids."""
+    """An ordered collection of questions with unique ids.
+
+    ``source`` is where it came from (not part of equality). A run may also mention ids
+    that are not scored: ``skipped`` ones, which the source judged but left out because no
+    chunk is relevant (TREC qrels, BEIR, as trec_eval does), and ``unjudged`` ones, which
+    the source lists without labels (BEIR queries of another split).
+    """
 
     __test__ = False  # not a pytest test class
 
     questions: tuple[Question, ...]
-    source: str = ""
+    source: str = field(default="", compare=False)
+    skipped: frozenset[str] = frozenset()
+    unjudged: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -96,6 +105,11 @@ class TestSet:
     @property
     def by_id(self) -> dict[str, Question]:
         return {question.id: question for question in self.questions}
+
+    @property
+    def known_ids(self) -> frozenset[str]:
+        """Ids a run may have entries for: the questions, the skipped and unjudged ids."""
+        return frozenset(question.id for question in self.questions) | self.skipped | self.unjudged
 
     @property
     def fingerprint(self) -> str:
@@ -163,20 +177,26 @@ def _csv_entry(row: dict[str, str], where: Where) -> dict[str, Any]:
     entry: dict[str, Any] = {}
     for key, raw in row.items():
         value = raw.strip()
+        if not value and key in QUESTION_KEYS:
+            continue  # an empty cell is a missing value (an unknown column is still refused)
         if key in ("relevant", "tags"):
-            items = [item.strip() for item in value.split(";") if item.strip()]
+            items = _csv_items(value, key, where)
             if key == "tags":
                 entry[key] = items
             else:
                 entry[key] = _csv_labels(items, where)
         elif key in ("answerable", "critical"):
-            if value:
-                entry[key] = _csv_bool(value, key, where)
-        elif key == "reference_answer":
-            entry[key] = value or None
+            entry[key] = _csv_bool(value, key, where)
         else:
             entry[key] = value
     return entry
+
+
+def _csv_items(value: str, key: str, where: Where) -> list[str]:
+    """Split a ``;``-separated cell; a comma inside is refused (it is a wrong separator)."""
+    if "," in value:
+        raise where.error(f"{value!r}: separate items with ';', not ',' (e.g. a:2;b)", key=key)
+    return [item.strip() for item in value.split(";") if item.strip()]
 
 
 def _csv_labels(items: list[str], where: Where) -> dict[str, Any]:
@@ -187,6 +207,13 @@ def _csv_labels(items: list[str], where: Where) -> dict[str, Any]:
             chunk, grade = item, "1"
         chunk = chunk.strip()
         grade = grade.strip()
+        if not chunk:
+            raise where.error(
+                f"{item!r} has no chunk id; write chunk:grade items separated by ';'",
+                key="relevant",
+            )
+        if chunk in labels:
+            raise where.error(f"chunk {chunk!r} is listed twice", key="relevant")
         labels[chunk] = int(grade) if grade.lstrip("-").isdigit() else grade
     return labels
 
@@ -220,12 +247,9 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
     """Validate one question entry and build the :class:`Question`."""
     for key in entry:
         if key not in QUESTION_KEYS:
-            raise where.error(_unknown_key_message(str(key)), key=str(key))
+            raise where.error(unknown_key_message(key, QUESTION_KEYS), key=str(key))
     question_id = _identifier(entry.get("id"), "id", where)
-    text = entry.get("question")
-    if not isinstance(text, str) or not text.strip():
-        found = "missing" if text is None else f"found {type_name(text)}"
-        raise where.error(f"question text is required ({found})", key="question")
+    text = _question_text(entry.get("question"), where)
     answerable = _optional_bool(entry, "answerable", True, where)
     relevant = _labels(entry.get("relevant"), where)
     has_relevant = any(grade >= 1 for grade in relevant.values())
@@ -251,7 +275,7 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
         raise where.error(f"expected a mapping, found {type_name(meta)}", key="meta")
     return Question(
         id=question_id,
-        question=text.strip(),
+        question=text,
         relevant=relevant,
         reference_answer=reference,
         answerable=answerable,
@@ -261,10 +285,16 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
     )
 
 
-def _unknown_key_message(key: str) -> str:
-    close = difflib.get_close_matches(key, QUESTION_KEYS, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"unknown key; {hint}allowed keys: {', '.join(QUESTION_KEYS)}"
+def _question_text(text: Any, where: Where) -> str:
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    if text is None:
+        found = "missing"
+    elif isinstance(text, str):
+        found = "found an empty string"
+    else:
+        found = f"found {type_name(text)}"
+    raise where.error(f"question text is required ({found})", key="question")
 
 
 def _identifier(value: Any, key: str, where: Where) -> str:
@@ -274,7 +304,10 @@ def _identifier(value: Any, key: str, where: Where) -> str:
     if isinstance(value, str) and value.strip():
         return value.strip()
     if value is None:
-        raise where.error("is required (a stable id for this question)", key=key)
+        needed = "a stable id for this question" if key == "id" else "a chunk id, not null"
+        raise where.error(f"is required ({needed})", key=key)
+    if isinstance(value, str):
+        raise where.error("is empty; give a non-empty id", key=key)
     raise where.error(f"expected a non-empty string, found {type_name(value)}; quote it", key=key)
 
 
@@ -288,38 +321,53 @@ def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Whe
 
 
 def _labels(value: Any, where: Where) -> dict[str, int]:
+    """Graded labels from a mapping, a list (grade 1 each) or a single chunk id.
+
+    Errors point at the line of the offending label when the YAML gives it.
+    """
     if value is None:
         return {}
     if isinstance(value, str):
+        if "," in value:
+            raise where.error(
+                f"{value!r} is one chunk id; list several as [a, b] or {{a: 2, b: 1}}",
+                key="relevant",
+            )
         value = [value]
     if isinstance(value, list):
-        value = {chunk: 1 for chunk in _chunk_ids(value, where)}
-    if not isinstance(value, Mapping):
+        items = [(chunk, 1, _item_where(value, index, where)) for index, chunk in enumerate(value)]
+    elif isinstance(value, Mapping):
+        items = [(chunk, grade, _key_where(value, chunk, where)) for chunk, grade in value.items()]
+    else:
         raise where.error(
-            f"expected a mapping of chunk id to grade, or a list of chunk ids; found {type_name(value)}",
+            "expected a mapping of chunk id to grade, or a list of chunk ids; "
+            f"found {type_name(value)}",
             key="relevant",
         )
     labels: dict[str, int] = {}
-    for chunk, grade in value.items():
-        chunk_id = _identifier(chunk, "relevant", where)
+    for chunk, grade, at in items:
+        chunk_id = _identifier(chunk, "relevant", at)
+        if chunk_id in labels:
+            raise at.error(f"chunk {chunk_id!r} is listed twice", key="relevant")
         if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-            raise where.error(
+            raise at.error(
                 f"grade of {chunk_id!r} must be a non-negative integer (0, 1, 2, ...), "
-                f"found {grade!r}",
+                f"found {shown(grade)}",
                 key="relevant",
             )
         labels[chunk_id] = grade
     return labels
 
 
-def _chunk_ids(items: list[Any], where: Where) -> list[str]:
-    ids = [_identifier(item, "relevant", where) for item in items]
-    seen: set[str] = set()
-    for chunk_id in ids:
-        if chunk_id in seen:
-            raise where.error(f"chunk {chunk_id!r} is listed twice", key="relevant")
-        seen.add(chunk_id)
-    return ids
+def _item_where(items: list[Any], index: int, where: Where) -> Where:
+    if isinstance(items, LineList) and items.item_lines[index] != where.line:
+        return Where(where.source, items.item_lines[index])
+    return where
+
+
+def _key_where(mapping: Mapping[Any, Any], key: Any, where: Where) -> Where:
+    line = mapping.key_lines.get(str(key)) if isinstance(mapping, LineDict) else None
+    return Where(where.source, line) if line else where
 
 
 def _tags(value: Any, where: Where) -> tuple[str, ...]:

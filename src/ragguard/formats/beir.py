@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from ragguard.errors import InputError, Where
@@ -12,20 +13,16 @@ from ragguard.sources import iter_jsonl_objects, read_text
 from ragguard.testset import TestSet
 
 
-def load_beir(folder: str | Path, split: str | None = None, *, warn=sys.stderr) -> TestSet:
+def load_beir(folder: str | Path, split: str | None = None) -> TestSet:
     """Read a BEIR folder's queries and the qrels of one split as a test set."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError(folder, "BEIR folder not found; pass the folder holding queries.jsonl")
     qrels_path = _qrels_path(folder, split)
-    labels = _parse_beir_qrels(read_text(qrels_path, what="qrels file"), qrels_path)
     texts = _queries(folder / "queries.jsonl")
-    for query in labels:
-        if query not in texts:
-            raise InputError(
-                qrels_path, f"query {query!r} is not in queries.jsonl; the folder is incomplete"
-            )
-    return testset_from_labels(labels, texts, qrels_path, warn=warn)
+    labels = _parse_beir_qrels(read_text(qrels_path, what="qrels file"), qrels_path, texts)
+    testset = testset_from_labels(labels, texts, qrels_path)
+    return replace(testset, unjudged=frozenset(texts) - frozenset(labels))
 
 
 def load_beir_corpus(folder: str | Path) -> dict[str, str]:
@@ -36,8 +33,9 @@ def _qrels_path(folder: Path, split: str | None) -> Path:
     qrels = folder / "qrels"
     if split:
         path = qrels / f"{split}.tsv"
-        if not path.exists():
-            raise InputError(path, f"split {split!r} not found in {qrels}")
+        if not path.is_file():
+            found = ", ".join(c.stem for c in sorted(qrels.glob("*.tsv"))) or "none"
+            raise InputError(path, f"split {split!r} not found; splits in {qrels}: {found}")
         return path
     candidates = sorted(qrels.glob("*.tsv")) if qrels.is_dir() else []
     if not candidates:
@@ -51,7 +49,9 @@ def _qrels_path(folder: Path, split: str | None) -> Path:
     raise InputError(qrels, f"several splits ({names}); choose one with --split")
 
 
-def _parse_beir_qrels(text: str, source: Path) -> dict[str, dict[str, int]]:
+def _parse_beir_qrels(
+    text: str, source: Path, texts: Mapping[str, str]
+) -> dict[str, dict[str, int]]:
     labels: dict[str, dict[str, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.rstrip("\n").split("\t")
@@ -65,6 +65,8 @@ def _parse_beir_qrels(text: str, source: Path) -> dict[str, dict[str, int]]:
                 f"expected 3 tab-separated columns 'query-id corpus-id score', found {len(fields)}"
             )
         query, doc, grade_text = (field.strip() for field in fields)
+        if query not in texts:
+            raise where.error(f"query {query!r} is not in queries.jsonl; the folder is incomplete")
         if not grade_text.isdigit():
             raise where.error(f"score must be a non-negative integer, found {grade_text!r}")
         judged = labels.setdefault(query, {})
@@ -85,5 +87,7 @@ def _queries(path: Path) -> dict[str, str]:
             or not isinstance(text, str)
         ):
             raise Where(path, number).error("each query needs '_id' and 'text'")
+        if str(query) in texts:
+            raise Where(path, number).error(f"duplicate query id {str(query)!r}", key="_id")
         texts[str(query)] = text
     return texts

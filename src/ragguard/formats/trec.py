@@ -7,7 +7,7 @@ documents are ordered by score descending, then doc id descending, as trec_eval 
 
 from __future__ import annotations
 
-import sys
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -17,15 +17,15 @@ from ragguard.sources import read_text
 from ragguard.testset import Question, TestSet
 
 
-def load_qrels(path: str | Path, *, warn=sys.stderr) -> TestSet:
+def load_qrels(path: str | Path) -> TestSet:
     """Read TREC qrels as a test set whose questions have no text.
 
-    Queries without any relevant document are skipped, as trec_eval skips them; how many
-    is written to ``warn``.
+    Queries without any relevant document are skipped, as trec_eval skips them; their ids
+    are in the test set's ``skipped`` (see :func:`skipped_warning`).
     """
     path = Path(path)
     labels = parse_qrels(read_text(path, what="qrels file"), path)
-    return testset_from_labels(labels, {}, path, warn=warn)
+    return testset_from_labels(labels, {}, path)
 
 
 def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
@@ -58,24 +58,29 @@ def testset_from_labels(
     labels: Mapping[str, Mapping[str, int]],
     texts: Mapping[str, str],
     source: str | Path,
-    *,
-    warn=sys.stderr,
 ) -> TestSet:
     questions = [
         Question(id=query, question=texts.get(query, ""), relevant=dict(judged))
         for query, judged in labels.items()
         if any(grade >= 1 for grade in judged.values())
     ]
-    skipped = len(labels) - len(questions)
-    if skipped and warn is not None:
-        print(
-            f"{source}: {skipped} quer{'y has' if skipped == 1 else 'ies have'} no relevant "
-            "document and are skipped, as trec_eval does",
-            file=warn,
-        )
+    skipped = frozenset(labels) - {question.id for question in questions}
     if not questions:
-        raise InputError(source, "no query has a relevant document (grade >= 1)")
-    return TestSet(tuple(questions), source=str(source))
+        raise InputError(
+            source, "no query has a relevant document (grade >= 1); check the grade column"
+        )
+    return TestSet(tuple(questions), source=str(source), skipped=skipped)
+
+
+def skipped_warning(testset: TestSet) -> str | None:
+    """The one-line warning for queries judged but skipped, or None when there are none."""
+    count = len(testset.skipped)
+    if not count:
+        return None
+    return (
+        f"{testset.source}: {count} quer{'y has' if count == 1 else 'ies have'} no relevant "
+        f"document and {'is' if count == 1 else 'are'} skipped, as trec_eval does"
+    )
 
 
 def load_trec_run(path: str | Path) -> Run:
@@ -100,8 +105,8 @@ def parse_trec_run(text: str, source: str | Path) -> Run:
             score = float(score_text)
         except ValueError:
             raise where.error(f"score must be a number, found {score_text!r}") from None
-        if score != score:
-            raise where.error("score is NaN")
+        if not math.isfinite(score):
+            raise where.error(f"score must be a finite number, found {score_text!r}")
         docs = scored.setdefault(query, {})
         if doc in docs:
             raise where.error(f"document {doc!r} appears twice in the ranking of query {query!r}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 RETRIEVAL_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
 RETRIEVAL_OPTIONAL_K = ("mrr", "map")
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
+GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
 
 DEFAULT_METRICS = (
     "hit_rate@1",
@@ -41,9 +42,13 @@ class MetricSpec:
         return self.base in RETRIEVAL
 
     @property
+    def is_generation(self) -> bool:
+        return self.base in GENERATION
+
+    @property
     def is_binary(self) -> bool:
         """Per-question values are 0 or 1 (used to pick McNemar's test)."""
-        return self.base == "hit_rate"
+        return self.base in ("hit_rate", "abstention")
 
     def __str__(self) -> str:
         return self.name
@@ -53,13 +58,18 @@ def parse_metric(name: str) -> MetricSpec:
     """Parse ``base@k``; raise :class:`MetricNameError` with a suggestion."""
     text = name.strip()
     base, sep, k_text = text.partition("@")
+    if base in GENERATION:
+        if sep:
+            raise MetricNameError(f"metric {base!r} takes no cut-off; write {base}")
+        return MetricSpec(base)
     if base not in RETRIEVAL:
-        close = difflib.get_close_matches(base, RETRIEVAL, n=1)
+        close = difflib.get_close_matches(base, RETRIEVAL + GENERATION, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise MetricNameError(
             f"unknown metric {text!r}; {hint}known: "
             + ", ".join(f"{b}@k" for b in RETRIEVAL_NEEDS_K)
-            + ", mrr, mrr@k, map, map@k"
+            + ", mrr, mrr@k, map, map@k, "
+            + ", ".join(GENERATION)
         )
     if not sep:
         if base in RETRIEVAL_NEEDS_K:

@@ -1,0 +1,123 @@
+"""The embedded demo: the Orders API assistant before and after a pull request.
+
+:func:`run_demo` runs the baseline pipeline and a changed one (smaller chunks, fewer chunks
+returned, no reranking, and answers that embellish) through the real runner and scoring,
+and returns two :class:`DemoRun` values whose ``results`` are ready to hand to compare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragguard.compare import Comparison, compare
+from ragguard.config import RunSettings
+from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
+from ragguard.gate import default_gate_rules
+from ragguard.judge.settings import GenerationSettings
+from ragguard.metrics.names import parse_metric_list
+from ragguard.render import render_comment, render_summary
+from ragguard.results import Results, write_results
+from ragguard.runner import RunOutcome, results_settings, run_questions
+from ragguard.runs import dump_run
+from ragguard.scoring import score_run
+from ragguard.testset import TestSet, load_testset
+
+DEMO_SUITE = "orders-api-docs"
+DEMO_METRICS = (
+    "hit_rate@1",
+    "hit_rate@3",
+    "recall@5",
+    "mrr",
+    "ndcg@3",
+    "faithfulness",
+    "answer_relevance",
+    "answer_f1",
+    "abstention",
+)
+DEMO_RUN_SETTINGS = RunSettings(concurrency=4, timeout=30.0, retries=0, max_error_rate=0.0)
+
+BASELINE = PipelineSettings(chunking="paragraph", k=5, rerank=True, hallucinate=False)
+CHANGED = PipelineSettings(chunking="window", window=12, k=2, rerank=False, hallucinate=True)
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    name: str
+    title: str
+    settings: PipelineSettings
+    outcome: RunOutcome
+    results: Results
+
+
+def demo_testset() -> TestSet:
+    return load_testset(TESTSET_PATH)
+
+
+def run_pipeline(
+    name: str,
+    title: str,
+    settings: PipelineSettings,
+    testset: TestSet | None = None,
+    metrics: tuple[str, ...] = DEMO_METRICS,
+) -> DemoRun:
+    """Run one pipeline configuration over the demo test set and score it."""
+    testset = testset or demo_testset()
+    pipeline = OrdersDocsPipeline(settings)
+    outcome = run_questions(pipeline, testset.questions, DEMO_RUN_SETTINGS)
+    specs = parse_metric_list(list(metrics))
+    generation = GenerationSettings()  # lexical: offline, no judge
+    results = score_run(
+        testset,
+        outcome.records,
+        specs,
+        suite=DEMO_SUITE,
+        config={
+            **results_settings(pipeline.identity()),
+            **generation.fingerprint([spec.name for spec in specs]),
+        },
+        generation=generation,
+    )
+    return DemoRun(name, title, settings, outcome, results)
+
+
+def run_demo() -> tuple[DemoRun, DemoRun]:
+    """The baseline (the target branch) and the changed pipeline (the pull request)."""
+    testset = demo_testset()
+    baseline = run_pipeline(
+        "baseline", "Baseline: the docs assistant on the main branch", BASELINE, testset
+    )
+    changed = run_pipeline(
+        "changed",
+        "Pull request: 12-word chunks, k 5 -> 2, reranker off, a prompt that embellishes",
+        CHANGED,
+        testset,
+    )
+    return baseline, changed
+
+
+def compare_demo(baseline: DemoRun, changed: DemoRun) -> Comparison:
+    """The pull request's results against the baseline, under the default gate rules."""
+    return compare(baseline.results, changed.results, default_gate_rules())
+
+
+def write_demo(
+    runs: tuple[DemoRun, ...], out_dir: Path, comparison: Comparison | None = None
+) -> list[Path]:
+    """Write each run's results and run records, and the rendered comparison; return the paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run in runs:
+        results_path = write_results(run.results, out_dir / f"{run.name}.results.json")
+        records_path = out_dir / f"{run.name}.run.jsonl"
+        records_path.write_text(dump_run(run.outcome.records.values()), encoding="utf-8")
+        written += [results_path, records_path]
+    if comparison is not None:
+        for name, text in (
+            ("comment.md", render_comment(comparison)),
+            ("summary.md", render_summary(comparison)),
+        ):
+            path = out_dir / name
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    return written

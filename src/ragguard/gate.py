@@ -1,0 +1,254 @@
+"""Gate rules: the ``gate:`` section of ragguard.yml as a typed :class:`GateRules`.
+
+Every metric is higher-is-better. A metric's verdict comes from its rule (docs/compare.md):
+
+* ``min``: the head value below it fails, whatever the baseline (``warn_min`` warns);
+* ``max_drop``: a paired drop larger than this fails when it is significant (``p < alpha``),
+  or on the drop alone when ``alpha: off``; a drop that is not significant never fails;
+* ``warn_drop``: a significant drop larger than this (but within ``max_drop``) warns.
+
+Top-level ``alpha``, ``max_drop`` and ``warn_drop`` are the defaults for metrics without
+their own rule. The defaults were chosen with the noise test in tests/test_compare.py.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragguard.config import load_config
+from ragguard.errors import InputError
+from ragguard.metrics.names import MetricNameError, parse_metric
+from ragguard.sources import LineDict, is_finite_number, type_name
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_MAX_DROP = 0.05
+DEFAULT_WARN_DROP = 0.0
+DEFAULT_MAX_ERROR_RATE = 0.05
+INCOMPARABLE_CHOICES = ("fail", "warn")
+
+GENERATION_METRICS = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+
+GATE_KEYS = (
+    "alpha",
+    "max_drop",
+    "warn_drop",
+    "max_error_rate",
+    "on_incomparable",
+    "critical",
+    "per_question",
+    "metrics",
+)
+RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRule:
+    """The rule one metric is gated by; ``alpha`` None means significance is not required."""
+
+    min: float | None = None
+    warn_min: float | None = None
+    max_drop: float = DEFAULT_MAX_DROP
+    warn_drop: float | None = DEFAULT_WARN_DROP
+    alpha: float | None = DEFAULT_ALPHA
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """Everything the gate decides with. ``per_question`` None means the default rule."""
+
+    default: MetricRule = field(default_factory=MetricRule)
+    metrics: Mapping[str, MetricRule] = field(default_factory=dict)
+    per_question: Mapping[str, float] | None = None
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+    on_incomparable: str = "fail"
+    critical_blocks: bool = True
+    source: str = ""
+
+    def rule_for(self, metric: str) -> MetricRule:
+        return self.metrics.get(metric, self.default)
+
+
+def default_gate_rules() -> GateRules:
+    return GateRules()
+
+
+def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = None) -> GateRules:
+    """Validate the raw ``gate:`` mapping (a LineDict from parse_yaml, or None for defaults).
+
+    ``line`` is the line of the ``gate:`` key, for the error when the value is no mapping.
+    """
+    if data is None:
+        return GateRules(source=str(source))
+    reader = _Reader(source)
+    if not isinstance(data, Mapping):
+        raise InputError(
+            source, f"expected a mapping, found {type_name(data)}", line=line, key="gate"
+        )
+    section = data
+    reader.known_keys(section, GATE_KEYS, "gate")
+    alpha = reader.alpha(section, "alpha", "gate", DEFAULT_ALPHA)
+    default = MetricRule(
+        max_drop=reader.fraction(section, "max_drop", "gate", DEFAULT_MAX_DROP),
+        warn_drop=reader.fraction(section, "warn_drop", "gate", DEFAULT_WARN_DROP),
+        alpha=alpha,
+    )
+    return GateRules(
+        default=default,
+        metrics=_metric_rules(reader, section, default),
+        per_question=_per_question(reader, section),
+        max_error_rate=reader.fraction(section, "max_error_rate", "gate", DEFAULT_MAX_ERROR_RATE),
+        on_incomparable=reader.choice(section, "on_incomparable", "gate", INCOMPARABLE_CHOICES),
+        critical_blocks=reader.boolean(section, "critical", "gate", True),
+        source=str(source),
+    )
+
+
+def _metric_rules(
+    reader: _Reader, section: Mapping[str, Any], default: MetricRule
+) -> dict[str, MetricRule]:
+    if section.get("metrics") is None:
+        return {}
+    rules_map = reader.mapping(section["metrics"], "gate.metrics", section)
+    rules: dict[str, MetricRule] = {}
+    for name, raw in rules_map.items():
+        path = f"gate.metrics.{name}"
+        metric = reader.metric_name(name, path, rules_map)
+        rule = reader.mapping(raw, path, rules_map, key=str(name))
+        reader.known_keys(rule, RULE_KEYS, path)
+        rules[metric] = MetricRule(
+            min=reader.fraction(rule, "min", path, None),
+            warn_min=reader.fraction(rule, "warn_min", path, None),
+            max_drop=reader.fraction(rule, "max_drop", path, default.max_drop),
+            warn_drop=reader.fraction(rule, "warn_drop", path, default.warn_drop),
+            alpha=reader.alpha(rule, "alpha", path, default.alpha),
+        )
+    return rules
+
+
+def _per_question(reader: _Reader, section: Mapping[str, Any]) -> dict[str, float] | None:
+    if section.get("per_question") is None:
+        return None
+    rule = reader.mapping(section["per_question"], "gate.per_question", section)
+    thresholds: dict[str, float] = {}
+    for name in rule:
+        metric = reader.metric_name(name, f"gate.per_question.{name}", rule)
+        value = reader.fraction(rule, name, "gate.per_question", None)
+        thresholds[metric] = value  # type: ignore[assignment]
+    return thresholds
+
+
+class _Reader:
+    """Typed access to the gate section with errors naming the file, line and key."""
+
+    def __init__(self, source: str | Path) -> None:
+        self.source = str(source)
+
+    def line(self, container: Any, key: str | None = None) -> int | None:
+        if isinstance(container, LineDict):
+            if key is not None and key in container.key_lines:
+                return container.key_lines[key]
+            return container.line or None
+        return None
+
+    def error(self, message: str, key: str, container: Any, item: str | None = None) -> InputError:
+        return InputError(self.source, message, line=self.line(container, item), key=key)
+
+    def mapping(
+        self, value: Any, path: str, parent: Any, key: str | None = None
+    ) -> Mapping[str, Any]:
+        if isinstance(value, Mapping):
+            return value
+        item = key if key is not None else path.rsplit(".", 1)[-1]
+        raise self.error(f"expected a mapping, found {type_name(value)}", path, parent, item)
+
+    def known_keys(self, section: Mapping[str, Any], allowed: tuple[str, ...], path: str) -> None:
+        for key in section:
+            if key not in allowed:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise self.error(
+                    f"unknown key; {hint}allowed: {', '.join(allowed)}",
+                    f"{path}.{key}",
+                    section,
+                    str(key),
+                )
+
+    def fraction(
+        self, section: Mapping[str, Any], key: str, path: str, default: float | None
+    ) -> float | None:
+        value = section.get(key)
+        if value is None:
+            return default
+        if not is_finite_number(value) or not 0.0 <= value <= 1.0:
+            found = repr(value) if is_finite_number(value) else type_name(value)
+            raise self.error(
+                f"expected a number from 0 to 1 (metric values are fractions), found {found}",
+                f"{path}.{key}",
+                section,
+                key,
+            )
+        return float(value)
+
+    def alpha(
+        self, section: Mapping[str, Any], key: str, path: str, default: float | None
+    ) -> float | None:
+        if key not in section:
+            return default
+        value = section[key]
+        if value is False or value == "off":
+            return None
+        if not is_finite_number(value) or not 0.0 < value < 1.0:
+            raise self.error(
+                "expected a significance level between 0 and 1 (e.g. 0.05), or off",
+                f"{path}.{key}",
+                section,
+                key,
+            )
+        return float(value)
+
+    def choice(
+        self, section: Mapping[str, Any], key: str, path: str, choices: tuple[str, ...]
+    ) -> str:
+        value = section.get(key, choices[0])
+        if value not in choices:
+            raise self.error(
+                f"expected one of {', '.join(choices)}, found {value!r}",
+                f"{path}.{key}",
+                section,
+                key,
+            )
+        return value
+
+    def boolean(self, section: Mapping[str, Any], key: str, path: str, default: bool) -> bool:
+        value = section.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(
+                f"expected true or false, found {type_name(value)}", f"{path}.{key}", section, key
+            )
+        return value
+
+    def metric_name(self, name: Any, path: str, container: Any) -> str:
+        text = str(name)
+        if text in GENERATION_METRICS:
+            return text
+        try:
+            return parse_metric(text).name
+        except MetricNameError as exc:
+            raise self.error(
+                f"{exc}; generation metrics: {', '.join(GENERATION_METRICS)}",
+                path,
+                container,
+                text,
+            ) from None
+
+
+def load_gate_rules(config_path: str | Path | None) -> GateRules:
+    """The gate rules of a ragguard.yml (through config.load_config), or the defaults."""
+    if config_path is None:
+        return default_gate_rules()
+    config = load_config(config_path)
+    return gate_rules_from_mapping(config.sections.get("gate"), config.path)

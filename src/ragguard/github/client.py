@@ -1,0 +1,179 @@
+"""GitHubClient: the handful of GitHub operations ragguard performs, each through PyGithub.
+
+The rest of ragguard sees only this class (and can hand a fake of it to its own tests): the
+comment body and results are strings and bytes here, never parsed. Each method makes as few
+requests as it can: objects are lazy, pages hold 100 items, and the token's login is looked up
+only when a marked comment needs telling apart from someone else's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+
+from github.Repository import Repository
+
+import github
+from github import GithubException
+from ragguard.github.artifacts import (
+    ArtifactRef,
+    RunRef,
+    artifact_ref,
+    fetch_presigned,
+    run_ref,
+)
+from ragguard.github.comments import (
+    MODES,
+    CommentOutcome,
+    comment_marker,
+    find_sticky,
+    plan_comment,
+    with_marker,
+)
+from ragguard.github.connection import GitHubSettings, connect
+from ragguard.github.databranch import DATA_BRANCH, DataBranchStore
+from ragguard.github.errors import GitHubError, github_call
+from ragguard.github.pulls import PullInfo, pull_info
+from ragguard.github.statuses import check_state, clip_description, status_context
+
+ACTIONS_BOT = "github-actions[bot]"
+
+
+class GitHubClient:
+    """One repository on one GitHub (github.com or GHES), as one token sees it."""
+
+    def __init__(self, settings: GitHubSettings, gh: github.Github | None = None) -> None:
+        self.settings = settings
+        self.gh = gh or connect(settings)
+        self._login: str | None = settings.comment_author
+
+    @cached_property
+    def repo(self) -> Repository:
+        return self.gh.get_repo(self.settings.repository)
+
+    # ----- identity ------------------------------------------------------------------------
+
+    def whoami(self) -> str:
+        """The token's login; the job token (an app installation) may not read /user."""
+        if self._login is None:
+            try:
+                self._login = self.gh.get_user().login
+            except GithubException as exc:
+                if exc.status != 403:
+                    with github_call("read the token's user"):
+                        raise
+                self._login = ACTIONS_BOT
+        return self._login
+
+    # ----- pull requests and commits -------------------------------------------------------
+
+    def pull(self, number: int) -> PullInfo:
+        with github_call(f"read pull request #{number}"):
+            return pull_info(self.repo.get_pull(number).raw_data)
+
+    def pulls_for_commit(self, sha: str) -> list[PullInfo]:
+        """Open pull requests whose head is ``sha`` (for publishing a fork's run)."""
+        with github_call(f"list pull requests of {sha[:12]}"):
+            found = [pull_info(p.raw_data) for p in self.repo.get_commit(sha).get_pulls()]
+        return [p for p in found if p.head_sha == sha and p.state == "open"]
+
+    def merge_base(self, base: str, head: str) -> str:
+        with github_call(f"compare {base}...{head}"):
+            return self.repo.compare(base, head).merge_base_commit.sha
+
+    def commit_time(self, ref: str) -> str:
+        """The committer date of ``ref`` as GitHub reports it (ISO 8601, UTC)."""
+        with github_call(f"read commit {ref}"):
+            return self.repo.get_commit(ref).raw_data["commit"]["committer"]["date"]
+
+    # ----- status and comment --------------------------------------------------------------
+
+    def set_status(
+        self, sha: str, suite: str, state: str, description: str, target_url: str | None = None
+    ) -> None:
+        """Set ``ragguard/<suite>`` on ``sha`` (a pull request's head, never its merge commit)."""
+        url = target_url or self.settings.run_url
+        with github_call(f"set status {status_context(suite)} on {sha[:12]}", write=True):
+            kwargs = {"target_url": url} if url else {}
+            self.repo.get_commit(sha).create_status(
+                state=check_state(state),
+                description=clip_description(description),
+                context=status_context(suite),
+                **kwargs,
+            )
+
+    def upsert_comment(
+        self, number: int, suite: str, body: str, mode: str = "update", regressed: bool = False
+    ) -> CommentOutcome:
+        """Create or update the suite's sticky comment on pull request ``number``."""
+        marker = comment_marker(suite)
+        text = with_marker(body, marker)
+        if mode not in MODES:
+            raise ValueError(f"comment mode {mode!r} is not one of {', '.join(MODES)}")
+        if mode == "off":
+            return CommentOutcome("skipped")
+        issue = self.repo.get_issue(number)
+        existing = None
+        if mode != "new":
+            with github_call(f"list comments of #{number}"):
+                existing = find_sticky(issue.get_comments(), marker, self.whoami)
+        action = plan_comment(mode, existing is not None, regressed)
+        if action == "skip":
+            return CommentOutcome("skipped")
+        if action == "update" and existing is not None:
+            if existing.body == text:
+                return CommentOutcome("unchanged", existing.id, existing.html_url)
+            with github_call(f"update comment {existing.id}", write=True):
+                existing.edit(text)
+            return CommentOutcome("updated", existing.id, existing.html_url)
+        with github_call(f"comment on #{number}", write=True):
+            created = issue.create_comment(text)
+        return CommentOutcome("created", created.id, created.html_url)
+
+    # ----- baselines -----------------------------------------------------------------------
+
+    def data_branch(self, branch: str = DATA_BRANCH, max_attempts: int = 6) -> DataBranchStore:
+        return DataBranchStore(
+            self.repo, self.settings.event_name, branch=branch, max_attempts=max_attempts
+        )
+
+    # ----- workflow runs and artifacts -----------------------------------------------------
+
+    def latest_successful_run(
+        self, branch: str, event: str | None = None, workflow_name: str | None = None
+    ) -> RunRef | None:
+        """The newest successful run on ``branch`` (optionally of one event and workflow)."""
+        filters: Mapping[str, str] = {"branch": branch, "status": "success"}
+        if event:
+            filters = {**filters, "event": event}
+        with github_call(f"list successful runs on {branch}"):
+            for run in self.repo.get_workflow_runs(**filters):
+                if workflow_name is None or run.name == workflow_name:
+                    return run_ref(run.raw_data)
+        return None
+
+    def run_artifacts(self, run_id: int, name: str | None = None) -> list[ArtifactRef]:
+        with github_call(f"list artifacts of run {run_id}"):
+            found = [
+                artifact_ref(a.raw_data) for a in self.repo.get_workflow_run(run_id).get_artifacts()
+            ]
+        return [a for a in found if name is None or a.name == name]
+
+    def artifacts_named(self, name: str) -> list[ArtifactRef]:
+        """The repository's newest artifacts called ``name`` (one page: up to 100)."""
+        with github_call(f"list artifacts named {name}"):
+            page = self.repo.get_artifacts(name=name).get_page(0)
+            return [artifact_ref(a.raw_data) for a in page]
+
+    def download_artifact(self, artifact_id: int) -> bytes:
+        """The artifact's zip: PyGithub asks the API for the storage URL; the token stays home."""
+        action = f"download artifact {artifact_id}"
+        with github_call(action):
+            headers, _ = self.gh.requester.requestJsonAndCheck(
+                "GET", f"{self.repo.url}/actions/artifacts/{artifact_id}/zip"
+            )
+        location = {k.lower(): v for k, v in headers.items()}.get("location")
+        if not location:
+            raise GitHubError(action, None, "no redirect to the artifact's storage URL")
+        with github_call(action):
+            return fetch_presigned(location, timeout=self.settings.timeout)

@@ -1,0 +1,459 @@
+"""The LLM judge over an OpenAI-compatible ``/chat/completions`` endpoint, through requests.
+
+Works with OpenAI, Azure OpenAI (``api_version`` set: ``api-key`` header and ``api-version``
+query), Ollama, vLLM and LiteLLM. One call per answer; the reply is parsed strictly and asked
+for once more when invalid; after that the answer is a judge error, never a pass.
+
+Transport: retries with exponential backoff and jitter on connection errors, timeouts and
+5xx; a 429 waits for its Retry-After (seconds or an HTTP date; every worker waits) and is
+retried. 401, 403 and 404 stop all further calls (the configuration is wrong). Redirects are
+not followed, so the key only ever goes to ``base_url``. A ``max_calls`` budget caps the
+requests sent. Replies are cached on disk by a hash of the request, so an unchanged answer
+costs nothing the next time. ``sleep``, ``clock`` and ``rng`` are injectable for tests.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from ragguard.errors import InputError
+from ragguard.judge.cache import ReplyCache, cache_key
+from ragguard.judge.prompts import (
+    JudgeVerdict,
+    ReplyError,
+    build_messages,
+    parse_reply,
+    reask_message,
+)
+from ragguard.judge.settings import JudgeSettings
+from ragguard.metrics.text import Segment
+
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+MAX_RETRY_AFTER = 300.0
+FATAL_STATUSES = (401, 403, 404)
+CHARS_PER_TOKEN = 4
+COMPLETION_TOKENS_PER_SENTENCE = 20
+COMPLETION_TOKENS_BASE = 15
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    """One answer to judge: its question id (the key), question, segments and context."""
+
+    key: str
+    question: str
+    segments: tuple[Segment, ...]
+    context: tuple[tuple[str, str], ...]
+
+    @property
+    def sentence_ids(self) -> list[str]:
+        return [segment.id for segment in self.segments]
+
+    @property
+    def chunk_ids(self) -> list[str]:
+        return [chunk_id for chunk_id, _ in self.context]
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """The verdict for one answer, or why there is none."""
+
+    verdict: JudgeVerdict | None
+    error: str | None = None
+    cached: bool = False
+
+
+@dataclass
+class Usage:
+    """Counters over a client's life (thread-safe through the client's lock)."""
+
+    requests: int = 0
+    answers: int = 0
+    cached: int = 0
+    retries: int = 0
+    reasks: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def line(self) -> str:
+        return (
+            f"judge: {self.answers} answers, {self.requests} requests ({self.cached} cached, "
+            f"{self.retries} retries, {self.reasks} re-asks), {self.errors} judge errors, "
+            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens"
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What judging would cost, computed before any call (``--dry-run``)."""
+
+    answers: int
+    calls: int
+    cached: int
+    prompt_tokens: int
+    completion_tokens: int
+
+    def line(self) -> str:
+        return (
+            f"judge dry run: {self.answers} answers to judge, {self.cached} in the cache, "
+            f"{self.calls} calls to make, about {self.prompt_tokens} prompt + "
+            f"{self.completion_tokens} completion tokens "
+            f"(estimate: {CHARS_PER_TOKEN} characters a token; re-asks and retries not counted)"
+        )
+
+
+class _Retry(Exception):
+    def __init__(self, message: str, delay: float) -> None:
+        super().__init__(message)
+        self.delay = delay
+
+
+class _CallFailed(Exception):
+    def __init__(self, message: str, fatal: bool = False) -> None:
+        super().__init__(message)
+        self.fatal = fatal
+
+
+@dataclass
+class _State:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    usage: Usage = field(default_factory=Usage)
+    resume_at: float = 0.0
+    fatal: str | None = None
+
+
+class JudgeClient:
+    """Judges answers; safe to call from many threads (``judge_many`` does)."""
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        *,
+        api_key: str | None = None,
+        session: requests.Session | None = None,
+        cache: ReplyCache | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self._progress = progress
+        self._api_key = api_key
+        self.cache = cache if cache is not None else ReplyCache(settings.cache_dir)
+        self._sleep = sleep
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._state = _State()
+        if session is None:
+            session = _session(settings.concurrency)
+            self._transport = _environment_settings(session, settings.chat_url)
+        else:
+            self._transport = {}
+        self._session = session
+
+    @classmethod
+    def from_environment(
+        cls, settings: JudgeSettings, environ: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> JudgeClient:
+        """A client whose key comes from the variable named by ``api_key_env``."""
+        environ = os.environ if environ is None else environ
+        key = None
+        if settings.api_key_env:
+            key = environ.get(settings.api_key_env)
+            if not key:
+                raise InputError(
+                    settings.source,
+                    f"environment variable {settings.api_key_env} is not set; export the "
+                    "judge's API key in it (or remove api_key_env for a server without a key)",
+                    key="judge.api_key_env",
+                )
+        return cls(settings, api_key=key, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"JudgeClient(model={self.settings.model!r}, url={self.settings.chat_url!r})"
+
+    @property
+    def usage(self) -> Usage:
+        with self._state.lock:
+            return Usage(**vars(self._state.usage))
+
+    def request_body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        settings = self.settings
+        body: dict[str, Any] = {
+            "model": settings.model,
+            "messages": messages,
+            "temperature": settings.temperature,
+            "max_tokens": settings.max_tokens,
+        }
+        if settings.seed is not None:
+            body["seed"] = settings.seed
+        if settings.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _first_body(self, item: JudgeItem) -> dict[str, Any]:
+        return self.request_body(build_messages(item.question, item.segments, item.context))
+
+    def plan(self, items: Sequence[JudgeItem]) -> Plan:
+        """Count calls and estimate tokens without calling anything."""
+        calls = cached = prompt = completion = 0
+        for item in items:
+            body = self._first_body(item)
+            if self._cached_verdict(cache_key(body), item) is not None:
+                cached += 1
+                continue
+            calls += 1
+            prompt += len(json.dumps(body["messages"], ensure_ascii=False)) // CHARS_PER_TOKEN
+            completion += COMPLETION_TOKENS_BASE + COMPLETION_TOKENS_PER_SENTENCE * len(
+                item.segments
+            )
+        return Plan(len(items), calls, cached, prompt, completion)
+
+    def judge_many(self, items: Sequence[JudgeItem]) -> dict[str, JudgeOutcome]:
+        """Judge every item, ``concurrency`` at a time; every item gets an outcome."""
+        if not items:
+            return {}
+        workers = min(self.settings.concurrency, len(items))
+        done = 0
+
+        def judge_and_report(item: JudgeItem) -> JudgeOutcome:
+            nonlocal done
+            outcome = self.judge(item)
+            if self._progress is not None:
+                with self._state.lock:
+                    done += 1
+                    count = done
+                self._progress(count, len(items))
+            return outcome
+
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge") as pool:
+            outcomes = list(pool.map(judge_and_report, items))
+        return {item.key: outcome for item, outcome in zip(items, outcomes, strict=True)}
+
+    def judge(self, item: JudgeItem) -> JudgeOutcome:
+        """Judge one answer: from the cache, or by a call (and at most one re-ask)."""
+        body = self._first_body(item)
+        key = cache_key(body)
+        verdict = self._cached_verdict(key, item)
+        if verdict is not None:
+            self._count(answers=1, cached=1)
+            return JudgeOutcome(verdict, cached=True)
+        outcome = self._ask(item, body, key)
+        self._count(answers=1, errors=0 if outcome.verdict else 1)
+        return outcome
+
+    def _cached_verdict(self, key: str, item: JudgeItem) -> JudgeVerdict | None:
+        entry = self.cache.get(key)
+        content = entry.get("content") if entry else None
+        if not isinstance(content, str):
+            return None
+        try:
+            return parse_reply(content, item.sentence_ids, item.chunk_ids)
+        except ReplyError:
+            return None
+
+    def _ask(self, item: JudgeItem, body: dict[str, Any], key: str) -> JudgeOutcome:
+        reason = ""
+        for ask in range(2):
+            try:
+                content = self._call(body)
+            except _CallFailed as failure:
+                return JudgeOutcome(None, f"judge: {failure}")
+            try:
+                verdict = parse_reply(content, item.sentence_ids, item.chunk_ids)
+            except ReplyError as exc:
+                reason = str(exc)
+                if ask == 0:
+                    self._count(reasks=1)
+                    messages = [*body["messages"], {"role": "assistant", "content": content}]
+                    messages.append(reask_message(reason, item.sentence_ids))
+                    body = {**body, "messages": messages}
+                continue
+            self.cache.put(key, {"model": self.settings.model, "content": content})
+            return JudgeOutcome(verdict)
+        return JudgeOutcome(None, f"judge: invalid reply twice; last: {reason}")
+
+    def _call(self, body: dict[str, Any]) -> str:
+        """POST one request, retrying transient failures; the reply's message content."""
+        attempts = self.settings.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            self._wait_for_rate_limit()
+            self._reserve_request()
+            try:
+                return self._attempt(body, attempt)
+            except _Retry as retry:
+                if attempt == attempts:
+                    tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+                    raise _CallFailed(f"{retry}; gave up after {tries}") from None
+                self._count(retries=1)
+                if retry.delay > 0:
+                    self._sleep(retry.delay)
+        raise AssertionError("unreachable")
+
+    def _attempt(self, body: dict[str, Any], attempt: int) -> str:
+        """One request: the message content, or :class:`_Retry` / :class:`_CallFailed`."""
+        try:
+            response = self._session.post(
+                self.settings.chat_url,
+                json=body,
+                headers=self._headers(),
+                params=self._params(),
+                timeout=self.settings.timeout,
+                allow_redirects=False,
+                **self._transport,
+            )
+        except requests.Timeout:
+            raise _Retry(
+                f"timed out after {self.settings.timeout:g}s", self._backoff(attempt)
+            ) from None
+        except requests.RequestException as exc:
+            raise _Retry(
+                f"connection failed ({type(exc).__name__})", self._backoff(attempt)
+            ) from None
+        status = response.status_code
+        if status == 429:
+            self._note_rate_limit(response, attempt)
+            raise _Retry("HTTP 429 (rate limited)", 0.0)
+        if status >= 500:
+            raise _Retry(f"HTTP {status}", self._backoff(attempt))
+        if status != 200:
+            raise self._refused(response)
+        return self._content(response)
+
+    def _note_rate_limit(self, response: requests.Response, attempt: int) -> None:
+        """Make every worker wait for Retry-After (or the backoff when there is none)."""
+        wait = self._retry_after(response)
+        if wait is not None and wait > MAX_RETRY_AFTER:
+            raise _CallFailed(
+                f"HTTP 429 with Retry-After {wait:.0f}s, more than the "
+                f"{MAX_RETRY_AFTER:.0f}s ragguard waits"
+            )
+        wait = self._backoff(attempt) if wait is None else wait
+        with self._state.lock:
+            self._state.resume_at = max(self._state.resume_at, self._clock() + wait)
+
+    def _refused(self, response: requests.Response) -> _CallFailed:
+        status = response.status_code
+        if 300 <= status < 400:
+            target = response.headers.get("Location", "?")
+            return _CallFailed(
+                f"HTTP {status} redirect to {target}; set judge.base_url to the final URL "
+                "(redirects are not followed so the key goes nowhere else)",
+                fatal=True,
+            )
+        hint = {
+            401: f"; check the key in {self.settings.api_key_env or 'judge.api_key_env'}",
+            403: "; the key may not be allowed to use this model",
+            404: "; check judge.base_url and judge.model",
+        }.get(status, "")
+        detail = " ".join(response.text.split())[:200]
+        fatal = status in FATAL_STATUSES
+        message = f"HTTP {status}{hint}: {detail}" if detail else f"HTTP {status}{hint}"
+        if fatal:
+            with self._state.lock:
+                self._state.fatal = self._state.fatal or message
+        return _CallFailed(message, fatal=fatal)
+
+    def _content(self, response: requests.Response) -> str:
+        try:
+            data = response.json()
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise _CallFailed("the server's response is not a chat completion") from None
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if isinstance(usage, dict):
+            self._count(
+                prompt_tokens=_int(usage.get("prompt_tokens")),
+                completion_tokens=_int(usage.get("completion_tokens")),
+            )
+        return content if isinstance(content, str) else ""
+
+    def _headers(self) -> dict[str, str]:
+        if not self._api_key:
+            return {}
+        if self.settings.api_version:
+            return {"api-key": self._api_key}
+        return {"Authorization": f"Bearer {self._api_key}"}
+
+    def _params(self) -> dict[str, str]:
+        version = self.settings.api_version
+        return {"api-version": version} if version else {}
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter: base * 2^(attempt-1), capped, times 0.5 to 1."""
+        ceiling = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
+        with self._state.lock:
+            factor = 0.5 + self._rng.random() / 2
+        return ceiling * factor
+
+    def _retry_after(self, response: requests.Response) -> float | None:
+        """Seconds from a Retry-After header: a number of seconds or an HTTP date."""
+        value = response.headers.get("Retry-After", "").strip()
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, moment.timestamp() - self._clock())
+
+    def _wait_for_rate_limit(self) -> None:
+        with self._state.lock:
+            wait = self._state.resume_at - self._clock()
+        if wait > 0:
+            self._sleep(wait)
+
+    def _reserve_request(self) -> None:
+        """Count a request about to be sent, refusing it when stopped or over budget."""
+        budget = self.settings.max_calls
+        with self._state.lock:
+            if self._state.fatal:
+                raise _CallFailed(f"not called: an earlier call failed with {self._state.fatal}")
+            if budget is not None and self._state.usage.requests >= budget:
+                raise _CallFailed(f"call budget exhausted (judge.max_calls = {budget})")
+            self._state.usage.requests += 1
+
+    def _count(self, **amounts: int) -> None:
+        with self._state.lock:
+            for name, amount in amounts.items():
+                setattr(self._state.usage, name, getattr(self._state.usage, name) + amount)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _environment_settings(session: requests.Session, url: str) -> dict[str, Any]:
+    """Proxies and CA bundle from the environment, read once (requests would re-read the
+    whole environment on every request); the session then stops reading it."""
+    found = session.merge_environment_settings(url, {}, None, None, None)
+    session.trust_env = False
+    return {"proxies": found.get("proxies") or {}, "verify": found.get("verify", True)}
+
+
+def _session(concurrency: int) -> requests.Session:
+    """A session whose connection pool fits the concurrency."""
+    session = requests.Session()
+    adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(concurrency, 1))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session

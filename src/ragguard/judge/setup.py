@@ -1,0 +1,142 @@
+"""Wiring generation metrics for a command: settings, corpus, judge client, dry-run plan.
+
+``ragguard score`` and ``ragguard run`` both call :func:`prepare_generation` after loading
+the test set and the run, then pass :meth:`GenerationSetup.score_kwargs` to ``score_run``.
+Input problems (a chunk without text, no answers at all, a budget too small, a missing API
+key) are :class:`InputError` before anything is spent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragguard.errors import InputError
+from ragguard.judge.client import JudgeClient, JudgeItem, Plan
+from ragguard.judge.settings import GenerationSettings, generation_settings
+from ragguard.metrics.generation import judge_items, missing_text
+from ragguard.metrics.names import MetricSpec
+from ragguard.runs import RunRecord, load_corpus
+from ragguard.sources import parse_yaml, read_text
+from ragguard.testset import TestSet
+
+
+@dataclass
+class GenerationSetup:
+    """Everything ``score_run`` needs for the generation metrics of one scoring pass."""
+
+    settings: GenerationSettings
+    corpus: dict[str, str] | None
+    items: list[JudgeItem]
+    judge: JudgeClient | None
+    plan: Plan | None
+    fingerprint: dict[str, Any]
+
+    def score_kwargs(self) -> dict[str, Any]:
+        return {"generation": self.settings, "judge": self.judge, "corpus": self.corpus}
+
+    def dry_run_text(self) -> str:
+        if self.plan is None:
+            return "judge dry run: no generation metric uses the judge; no calls to make\n"
+        budget = self.settings.judge.max_calls if self.settings.judge else None
+        over = ""
+        if budget is not None and self.plan.calls > budget:
+            over = f"\nmore than judge.max_calls = {budget}: the run would stop before calling"
+        return self.plan.line() + over + "\n"
+
+
+def progress_printer(write: Callable[[str], None], steps: int = 10) -> Callable[[int, int], None]:
+    """A progress callback writing ``judge: 20/200 answers`` about ``steps`` times a run."""
+
+    def report(done: int, total: int) -> None:
+        stride = max(1, total // steps)
+        if done == total or done % stride == 0:
+            write(f"judge: {done}/{total} answers")
+
+    return report
+
+
+def load_generation_config(path: str | Path | None) -> tuple[Mapping[str, Any] | None, str]:
+    """The parsed ragguard.yml (line numbers kept) and its path, or (None, "ragguard.yml")."""
+    if path is None:
+        return None, "ragguard.yml"
+    return parse_yaml(read_text(path, what="config file"), path), str(path)
+
+
+def prepare_generation(
+    specs: Sequence[MetricSpec],
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    *,
+    raw_config: Mapping[str, Any] | None,
+    config_source: str,
+    corpus: Mapping[str, str] | str | Path | None = None,
+    run_source: str = "run",
+    run_lines: Mapping[str, int] | None = None,
+    use_judge: bool = False,
+    environ: Mapping[str, str] | None = None,
+    need_key: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> GenerationSetup:
+    """Check the inputs for the requested generation metrics and build the judge client.
+
+    ``need_key=False`` (a dry run) builds the client without reading the API key.
+    ``progress(done, total)`` is called after each judged answer (see :func:`progress_printer`).
+    """
+    settings = generation_settings(raw_config, config_source, judge_override=use_judge)
+    names = [spec.name for spec in specs if spec.is_generation]
+    texts = load_corpus(corpus) if isinstance(corpus, (str, Path)) else corpus
+    corpus_map = dict(texts) if texts is not None else None
+    if names:
+        _check_answers(records, run_source)
+    if "faithfulness" in names:
+        _check_chunk_text(records, corpus_map, run_source, run_lines or {})
+    items = judge_items(testset.questions, records, names, settings, corpus_map)
+    judge = plan = None
+    if items and settings.judge is not None:
+        if need_key:
+            judge = JudgeClient.from_environment(settings.judge, environ, progress=progress)
+        else:
+            judge = JudgeClient(settings.judge)
+        plan = judge.plan(items)
+        budget = settings.judge.max_calls
+        if need_key and budget is not None and plan.calls > budget:
+            raise InputError(
+                config_source,
+                f"this run needs {plan.calls} judge calls ({plan.cached} answers cached), more "
+                f"than max_calls = {budget}; raise judge.max_calls or score fewer questions",
+                key="judge.max_calls",
+            )
+    return GenerationSetup(settings, corpus_map, items, judge, plan, settings.fingerprint(names))
+
+
+def _check_answers(records: Mapping[str, RunRecord], source: str) -> None:
+    answered = [record for record in records.values() if not record.error]
+    if answered and all(record.answer is None for record in answered):
+        raise InputError(
+            source,
+            "no entry has an answer; generation metrics (faithfulness, answer_relevance, "
+            "answer_f1, abstention) need the system's answers; drop them from --metrics",
+        )
+
+
+def _check_chunk_text(
+    records: Mapping[str, RunRecord],
+    corpus: Mapping[str, str] | None,
+    source: str,
+    lines: Mapping[str, int],
+) -> None:
+    missing = missing_text(records, corpus)
+    if missing:
+        question_id, chunk_id = missing
+        where = "in the corpus" if corpus is not None else "(no --corpus given)"
+        raise InputError(
+            source,
+            f"retrieved chunk {chunk_id!r} of question {question_id!r} has no text, and none "
+            f"{where}; faithfulness needs the chunks' text: record it in the run or pass a "
+            "corpus",
+            line=lines.get(question_id),
+            key="retrieved",
+        )

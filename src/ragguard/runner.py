@@ -1,0 +1,444 @@
+"""Drive the system under test over a test set: concurrency, timeouts, retries, progress.
+
+Every failure is captured for its question (``RunRecord.error``) and the run goes on; only
+Ctrl-C stops it early, and then the questions already answered are kept. The clock, the
+sleep and the random source are parameters, so tests run without waiting.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from queue import Empty, Queue
+from typing import IO, Any, Protocol
+
+import click
+
+from ragguard.config import Config, RunSettings
+from ragguard.judge.settings import generation_settings
+from ragguard.judge.setup import GenerationSetup, load_generation_config, prepare_generation
+from ragguard.results import Results
+from ragguard.runs import RunRecord
+from ragguard.scoring import score_run
+from ragguard.system import build_adapter
+from ragguard.system.base import (
+    Adapter,
+    BatchAdapter,
+    SystemFailure,
+    TransientFailure,
+    error_record,
+    record_for,
+)
+from ragguard.system.recorded import RecordedAdapter
+from ragguard.testset import Question, TestSet, load_testset
+
+VERDICT_OK = "ok"
+VERDICT_ERROR = "error"
+
+BACKOFF_BASE = 0.5
+BACKOFF_CAP = 30.0
+MAX_RETRY_AFTER = 120.0
+TICK_SECONDS = 0.5
+LOG_EVERY_SECONDS = 10.0
+INTERRUPTED_MESSAGE = "not run: the run was interrupted"
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], object]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """The records of a run (in test-set order) and whether it may be trusted."""
+
+    records: dict[str, RunRecord]
+    total: int
+    max_error_rate: float
+    interrupted: bool = False
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for record in self.records.values() if record.error)
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.total if self.total else 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``error`` when more questions failed than ``max_error_rate`` allows."""
+        return VERDICT_ERROR if self.error_rate > self.max_error_rate else VERDICT_OK
+
+    def verdict_line(self) -> str:
+        share = f"{self.errors}/{self.total} questions failed ({self.error_rate:.1%})"
+        limit = f"max_error_rate {self.max_error_rate:.1%}"
+        if self.verdict == VERDICT_ERROR:
+            return f"run verdict: error: {share}, above {limit}"
+        return f"run verdict: ok: {share}, within {limit}"
+
+
+class Progress(Protocol):
+    def update(self, done: int, errors: int) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def run_questions(
+    adapter: Adapter | BatchAdapter,
+    questions: Sequence[Question],
+    settings: RunSettings,
+    *,
+    progress: Progress | None = None,
+    clock: Clock = time.monotonic,
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> RunOutcome:
+    """Run every question through the adapter; Ctrl-C returns what is done, flagged."""
+    stop = threading.Event()
+    done: dict[str, RunRecord] = {}
+    report = progress or _NoProgress()
+    try:
+        if isinstance(adapter, BatchAdapter):
+            interrupted = _run_batch(adapter, questions, settings, done, report, stop)
+        else:
+            ask = _Asker(adapter, settings, clock, sleep or stop.wait, rng or random.Random(), stop)
+            interrupted = _run_pool(ask, questions, settings, done, report, stop)
+    finally:
+        report.close()
+    ordered = {q.id: done[q.id] for q in questions if q.id in done}
+    return RunOutcome(ordered, len(questions), settings.max_error_rate, interrupted)
+
+
+def _run_pool(
+    ask: _Asker,
+    questions: Sequence[Question],
+    settings: RunSettings,
+    done: dict[str, RunRecord],
+    progress: Progress,
+    stop: threading.Event,
+) -> bool:
+    """Daemon worker threads take questions from a queue; the main thread collects.
+
+    Daemon threads, so that after Ctrl-C the process can exit without waiting for a
+    question that is still in the system's hands.
+    """
+    todo: Queue[Question] = Queue()
+    for question in questions:
+        todo.put(question)
+    finished: Queue[RunRecord] = Queue()
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                question = todo.get_nowait()
+            except Empty:
+                return
+            try:
+                finished.put(ask(question))
+            except BaseException as exc:  # never lose a question, whatever escaped
+                finished.put(error_record(question.id, _describe(exc)))
+
+    workers = min(settings.concurrency, len(questions))
+    for index in range(workers):
+        name = f"ragguard-question-{index}"
+        threading.Thread(target=work, name=name, daemon=True).start()
+    try:
+        while len(done) < len(questions):
+            try:
+                record = finished.get(timeout=TICK_SECONDS)
+            except Empty:
+                progress.update(len(done), _errors(done))
+                continue
+            done[record.id] = record
+            progress.update(len(done), _errors(done))
+    except KeyboardInterrupt:
+        stop.set()
+        return True
+    return False
+
+
+def _run_batch(
+    adapter: BatchAdapter,
+    questions: Sequence[Question],
+    settings: RunSettings,
+    done: dict[str, RunRecord],
+    progress: Progress,
+    stop: threading.Event,
+) -> bool:
+    """Run a batch adapter in a thread; the main thread collects records and shows progress."""
+    known = {q.id for q in questions}
+    arrived: Queue[RunRecord] = Queue()
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            adapter.run_batch(questions, settings.timeout, arrived.put, stop)
+        except BaseException as exc:  # reported below, for every unanswered question
+            failure.append(exc)
+
+    worker = threading.Thread(target=work, name="ragguard-batch", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive() or not arrived.empty():
+            try:
+                record = arrived.get(timeout=TICK_SECONDS)
+            except Empty:
+                continue
+            if record.id in known and record.id not in done:
+                done[record.id] = record
+            progress.update(len(done), _errors(done))
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join(timeout=5)
+        return True
+    if failure:
+        message = f"the system failed: {_describe(failure[0])}"
+        for question in questions:
+            done.setdefault(question.id, error_record(question.id, message))
+    return False
+
+
+def _errors(done: dict[str, RunRecord]) -> int:
+    return sum(1 for record in done.values() if record.error)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SystemFailure):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+class _Asker:
+    """Ask one question with retries on transient failures, measuring the latency."""
+
+    def __init__(
+        self,
+        adapter: Adapter,
+        settings: RunSettings,
+        clock: Clock,
+        sleep: Sleep,
+        rng: random.Random,
+        stop: threading.Event,
+    ) -> None:
+        self.adapter = adapter
+        self.settings = settings
+        self.clock = clock
+        self.sleep = sleep
+        self.rng = rng
+        self.stop = stop
+        self.rng_lock = threading.Lock()
+
+    def __call__(self, question: Question) -> RunRecord:
+        attempt = 0
+        while True:
+            if self.stop.is_set():
+                return error_record(question.id, INTERRUPTED_MESSAGE)
+            started = self.clock()
+            try:
+                answer = self.adapter.ask(question, self.settings.timeout)
+            except TransientFailure as exc:
+                latency = self._ms_since(started)
+                delay = self._retry_delay(exc, attempt)
+                if delay is None:
+                    tries = f" (after {attempt + 1} attempts)" if attempt else ""
+                    return error_record(question.id, f"{exc}{tries}", latency)
+                self.sleep(delay)
+                attempt += 1
+                continue
+            except Exception as exc:
+                return error_record(question.id, _describe(exc), self._ms_since(started))
+            record = record_for(question.id, answer, self._ms_since(started))
+            if attempt:
+                record = replace(record, meta={**record.meta, "attempts": attempt + 1})
+            return record
+
+    def _ms_since(self, started: float) -> float:
+        return round((self.clock() - started) * 1000.0, 3)
+
+    def _retry_delay(self, exc: TransientFailure, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, or ``None`` to give up."""
+        if attempt >= self.settings.retries:
+            return None
+        if exc.retry_after is not None:
+            return exc.retry_after if exc.retry_after <= MAX_RETRY_AFTER else None
+        with self.rng_lock:
+            jitter = self.rng.uniform(0.5, 1.0)
+        return min(BACKOFF_CAP, BACKOFF_BASE * 2**attempt) * jitter
+
+
+class _NoProgress:
+    def update(self, done: int, errors: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class BarProgress:
+    """click's progress bar, for a terminal."""
+
+    def __init__(self, total: int, stream: IO[str]) -> None:
+        self._bar = click.progressbar(length=total, label="questions", file=stream)
+        self._bar.__enter__()
+        self._shown = 0
+
+    def update(self, done: int, errors: int) -> None:
+        if done > self._shown:
+            self._bar.update(done - self._shown)
+            self._shown = done
+
+    def close(self) -> None:
+        self._bar.__exit__(None, None, None)
+
+
+class LogProgress:
+    """A plain line every few seconds, for CI logs (no carriage returns)."""
+
+    def __init__(
+        self,
+        total: int,
+        stream: IO[str],
+        *,
+        every: float = LOG_EVERY_SECONDS,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.total = total
+        self.stream = stream
+        self.every = every
+        self.clock = clock
+        self.started = clock()
+        self.last = self.started
+        self.done = 0
+        self.errors = 0
+
+    def update(self, done: int, errors: int) -> None:
+        self.done, self.errors = done, errors
+        if self.clock() - self.last >= self.every:
+            self._line()
+
+    def close(self) -> None:
+        self._line()
+
+    def _line(self) -> None:
+        self.last = self.clock()
+        elapsed = self.last - self.started
+        self.stream.write(
+            f"ragguard: {self.done}/{self.total} questions done, {self.errors} failed, "
+            f"{elapsed:.1f}s\n"
+        )
+        self.stream.flush()
+
+
+def make_progress(total: int, stream: IO[str] | None = None) -> Progress:
+    """A bar on a terminal, periodic lines otherwise."""
+    stream = stream or sys.stderr
+    if stream.isatty():
+        return BarProgress(total, stream)
+    return LogProgress(total, stream)
+
+
+class LineLog:
+    """A log file opened on the first line (thread-safe); stderr of commands goes here.
+
+    A log left by an earlier run at the same path is removed, so it cannot be mistaken for
+    this run's.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.unlink(missing_ok=True)
+        self._lock = threading.Lock()
+        self._file: IO[str] | None = None
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("w", encoding="utf-8")
+            self._file.write(line.rstrip("\n") + "\n")
+            self._file.flush()
+
+    @property
+    def written(self) -> bool:
+        return self._file is not None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """A config's test set run through its system."""
+
+    testset: TestSet
+    outcome: RunOutcome
+    identity: dict[str, Any]
+
+
+def run_config(
+    config: Config, *, progress_stream: IO[str] | None = None, log: Callable[[str], None]
+) -> SuiteRun:
+    """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
+
+    The generation settings are checked first, so that a config mistake there does not
+    cost a run of the system.
+    """
+    testset = load_testset(config.testset)
+    generation_settings(*load_generation_config(config.path))
+    adapter = build_adapter(config, log=log)
+    if isinstance(adapter, RecordedAdapter):
+        adapter.check_known(testset.questions)
+    outcome = run_questions(
+        adapter,
+        testset.questions,
+        config.system.run,
+        progress=make_progress(len(testset), progress_stream),
+    )
+    return SuiteRun(testset, outcome, adapter.identity())
+
+
+def score_suite_run(
+    config: Config, suite_run: SuiteRun, git: Mapping[str, str | None] | None = None
+) -> tuple[Results, GenerationSetup]:
+    """Score a run with the config's metrics, generation settings and corpus.
+
+    Only the questions the system answered are checked for what generation metrics need
+    (answers, chunk text): a failed question is already an error, not bad input.
+    """
+    records = suite_run.outcome.records
+    answered = {qid: record for qid, record in records.items() if not record.error}
+    raw, source = load_generation_config(config.path)
+    setup = prepare_generation(
+        config.metrics,
+        suite_run.testset,
+        answered,
+        raw_config=raw,
+        config_source=source,
+        corpus=config.corpus,
+        run_source="the system's output",
+    )
+    results = score_run(
+        suite_run.testset,
+        records,
+        config.metrics,
+        suite=config.suite,
+        config={**results_settings(suite_run.identity), **setup.fingerprint},
+        git=git,
+        **setup.score_kwargs(),
+    )
+    return results, setup
+
+
+def results_settings(identity: dict[str, Any]) -> dict[str, Any]:
+    """``Results.config``: what makes two runs comparable — which system was measured.
+
+    The system's tunable knobs (k, chunking, prompts) are left out on purpose: changing them
+    is what a pull request does, and its results must stay comparable with the baseline.
+    """
+    return {"system": dict(identity)}

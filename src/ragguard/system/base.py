@@ -1,0 +1,176 @@
+"""The small interface every adapter implements, and the shared output validation.
+
+An :class:`Adapter` answers one question at a time (the runner calls it from several
+threads, retries transient failures and measures latency). A :class:`BatchAdapter` takes all
+the questions at once (a command in batch mode, a recorded run) and emits a
+:class:`~ragguard.runs.RunRecord` per question as they come.
+
+A failure of the system on one question is a :class:`SystemFailure` whose message lands in
+that question's ``RunRecord.error``; :class:`TransientFailure` marks the ones worth a retry.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from ragguard.errors import InputError, Where
+from ragguard.runs import Chunk, RunRecord, record_from_mapping
+from ragguard.sources import type_name
+from ragguard.testset import Question
+
+OUTPUT_KEYS = ("retrieved", "answer", "meta")
+
+
+class SystemFailure(Exception):
+    """The system under test failed on one question; the message is recorded for it."""
+
+
+class TransientFailure(SystemFailure):
+    """A failure worth retrying (connection error, 429, 5xx).
+
+    ``retry_after`` is the wait in seconds the system asked for, if it said.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the system returned for one question."""
+
+    retrieved: tuple[Chunk, ...] = ()
+    answer: str | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Answers one question; raises :class:`SystemFailure` when the system fails on it."""
+
+    def identity(self) -> dict[str, Any]:
+        """The settings that say which system this is (kind and target), for results."""
+        ...
+
+    def ask(self, question: Question, timeout: float) -> Answer: ...
+
+
+@runtime_checkable
+class BatchAdapter(Protocol):
+    """Answers many questions in one go, emitting a record for each as it is done."""
+
+    def identity(self) -> dict[str, Any]: ...
+
+    def run_batch(
+        self,
+        questions: Sequence[Question],
+        timeout: float,
+        emit: Callable[[RunRecord], None],
+        stop: threading.Event,
+    ) -> None:
+        """Emit one record per question (an error record when it failed), until ``stop``."""
+        ...
+
+
+def answer_from_output(value: Any, what: str = "the result") -> Answer:
+    """Validate what a system returned: a mapping or an object with retrieved and answer.
+
+    ``retrieved`` is a list in rank order of chunk ids, or of mappings/objects with ``id``
+    and optionally ``text`` and ``score``. Anything else raises :class:`SystemFailure`
+    naming what was wrong.
+    """
+    if isinstance(value, Mapping):
+        unknown = [str(key) for key in value if key not in OUTPUT_KEYS]
+        if unknown:
+            raise SystemFailure(
+                f"{what} has unknown key {unknown[0]!r}; expected {', '.join(OUTPUT_KEYS)}"
+            )
+        fields = dict(value)
+    elif hasattr(value, "retrieved") or hasattr(value, "answer"):
+        fields = {key: getattr(value, key) for key in OUTPUT_KEYS if hasattr(value, key)}
+    else:
+        raise SystemFailure(
+            f"{what} is {type_name(value)}; expected a mapping or an object with "
+            "'retrieved' (chunk ids in rank order) and 'answer'"
+        )
+    retrieved = fields.get("retrieved")
+    if retrieved is not None and not isinstance(retrieved, (list, tuple)):
+        raise SystemFailure(
+            f"{what}: 'retrieved' is {type_name(retrieved)}; expected a list in rank order"
+        )
+    fields["retrieved"] = [_chunk_value(item) for item in retrieved or ()]
+    record = _validated({"id": "-", **fields}, what)
+    return Answer(record.retrieved, record.answer, record.meta)
+
+
+def _chunk_value(item: Any) -> Any:
+    """A chunk given as an object (with id/text/score attributes) becomes a mapping."""
+    if isinstance(item, (str, int, Mapping)) or not hasattr(item, "id"):
+        return item
+    return {
+        key: getattr(item, key)
+        for key in ("id", "text", "score")
+        if getattr(item, key, None) is not None
+    }
+
+
+def _validated(fields: dict[str, Any], what: str) -> RunRecord:
+    try:
+        return record_from_mapping(fields, Where(what))
+    except InputError as exc:
+        key = f"'{exc.key}' " if exc.key else ""
+        raise SystemFailure(f"{what}: {key}{exc.message}") from None
+
+
+def record_for(question_id: str, answer: Answer, latency_ms: float | None) -> RunRecord:
+    return RunRecord(
+        id=question_id,
+        retrieved=answer.retrieved,
+        answer=answer.answer,
+        latency_ms=latency_ms,
+        meta=dict(answer.meta),
+    )
+
+
+def error_record(question_id: str, message: str, latency_ms: float | None = None) -> RunRecord:
+    return RunRecord(id=question_id, latency_ms=latency_ms, error=message or "failed")
+
+
+def placeholders(question: Question) -> dict[str, Any]:
+    """The values a template may reference: {question}, {id}, {tags}."""
+    return {"question": question.question, "id": question.id, "tags": list(question.tags)}
+
+
+def fill_text(template: str, values: Mapping[str, Any], quote: Callable[[str], str] = str) -> str:
+    """Replace ``{name}`` for each known name; other braces are left alone."""
+    text = template
+    for name, value in values.items():
+        rendered = ",".join(value) if isinstance(value, list) else str(value)
+        text = text.replace("{" + name + "}", quote(rendered))
+    return text
+
+
+def fill_template(template: Any, values: Mapping[str, Any]) -> Any:
+    """Fill a JSON-like template: a string that is exactly ``{name}`` takes the value itself
+    (so ``"{tags}"`` stays a list); other strings get text substitution."""
+    if isinstance(template, str):
+        for name, value in values.items():
+            if template == "{" + name + "}":
+                return value
+        return fill_text(template, values)
+    if isinstance(template, Mapping):
+        return {key: fill_template(item, values) for key, item in template.items()}
+    if isinstance(template, list):
+        return [fill_template(item, values) for item in template]
+    return template
+
+
+def format_seconds(seconds: float) -> str:
+    """``30s``, ``0.5s``, ``2m`` — how a duration appears in messages."""
+    if seconds >= 60 and seconds % 60 == 0:
+        return f"{int(seconds // 60)}m"
+    return f"{seconds:g}s"

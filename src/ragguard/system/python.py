@@ -1,0 +1,165 @@
+"""The python adapter: ``python: package.module:function``, imported from the repository root.
+
+The function is called with the question text, plus ``id`` and ``tags`` as keyword
+arguments when its signature accepts them. It may be sync or async. It returns a mapping or
+an object with ``retrieved`` (chunk ids in rank order, or objects with ``id``, ``text``,
+``score``) and ``answer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ragguard.config import SystemConfig
+from ragguard.system.base import (
+    Answer,
+    SystemFailure,
+    TransientFailure,
+    answer_from_output,
+    format_seconds,
+)
+from ragguard.testset import Question
+
+_TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+OPTIONAL_ARGUMENTS = ("id", "tags")
+
+
+class PythonAdapter:
+    """Calls a Python function in this process, one thread per question in flight."""
+
+    def __init__(self, target: str, function: Callable[..., Any]) -> None:
+        self.target = target
+        self.function = function
+        self.accepted = _accepted_keywords(function)
+        self.is_async = inspect.iscoroutinefunction(function)
+
+    @classmethod
+    def from_config(cls, system: SystemConfig, root: Path) -> PythonAdapter:
+        target = system.target
+        if not isinstance(target, str) or not _TARGET.match(target.strip()):
+            raise system.error(f"expected package.module:function, found {target!r}", key="python")
+        try:
+            function = load_callable(target.strip(), root)
+        except (ImportError, AttributeError, TypeError) as exc:
+            raise system.error(str(exc), key="python") from None
+        return cls(target.strip(), function)
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "python", "target": self.target}
+
+    def ask(self, question: Question, timeout: float) -> Answer:
+        values = {"id": question.id, "tags": list(question.tags)}
+        kwargs = {name: values[name] for name in OPTIONAL_ARGUMENTS if name in self.accepted}
+        result = _call_with_timeout(
+            lambda: self._invoke(question.question, kwargs, timeout), timeout
+        )
+        return answer_from_output(result, f"{self.target} returned")
+
+    def _invoke(self, text: str, kwargs: dict[str, Any], timeout: float) -> Any:
+        result = self.function(text, **kwargs)
+        if inspect.isawaitable(result):
+            return asyncio.run(_await_with_timeout(result, timeout))
+        return result
+
+
+class _Deadline(Exception):
+    """Our own timeout, told apart from a TimeoutError raised by the user's code."""
+
+
+async def _await_with_timeout(awaitable: Any, timeout: float) -> Any:
+    task = asyncio.ensure_future(awaitable)
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if not done:
+        task.cancel()
+        raise _Deadline
+    return task.result()
+
+
+def load_callable(target: str, root: Path) -> Callable[..., Any]:
+    """Import ``module:attribute`` with ``root`` first on ``sys.path``."""
+    module_name, _, attribute = target.partition(":")
+    root_text = str(root)
+    if root_text not in sys.path:
+        sys.path.insert(0, root_text)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ImportError(f"cannot import {module_name!r} from {root}: {exc}") from None
+    except Exception as exc:
+        raise ImportError(
+            f"importing {module_name!r} failed: {type(exc).__name__}: {exc}{_where(exc)}"
+        ) from None
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise AttributeError(f"{module_name!r} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise TypeError(f"{target!r} is not callable")
+    try:
+        inspect.signature(value).bind("question", **dict.fromkeys(_accepted_keywords(value)))
+    except TypeError:
+        raise TypeError(f"{target!r} must accept the question text as its first argument") from None
+    except ValueError:
+        pass  # no signature available (a builtin); calling it will tell
+    return value
+
+
+def _accepted_keywords(function: Callable[..., Any]) -> set[str]:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return set(OPTIONAL_ARGUMENTS)
+    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name for p in parameters if p.kind in keyword_kinds and p.name in OPTIONAL_ARGUMENTS}
+
+
+def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
+    """Run ``call`` in a daemon thread; give up waiting after ``timeout`` seconds.
+
+    A Python function cannot be killed: a call that overruns keeps its thread until it
+    returns, but the run moves on and the question is recorded as timed out.
+    """
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="ragguard-python-call", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise SystemFailure(f"timed out after {format_seconds(timeout)}")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, _Deadline):
+            raise SystemFailure(f"timed out after {format_seconds(timeout)}")
+        message = str(exc)
+        described = f"{type(exc).__name__}{': ' + message if message else ''}{_where(exc)}"
+        if isinstance(exc, ConnectionError):
+            raise TransientFailure(described)
+        raise SystemFailure(described)
+    return box.get("value")
+
+
+def _where(exc: BaseException) -> str:
+    """`` (file.py:12)`` for the innermost frame of the exception, to find the bug."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    frame = frames[-1]
+    return f" ({Path(frame.filename).name}:{frame.lineno})"

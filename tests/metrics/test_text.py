@@ -1,0 +1,182 @@
+"""Tokens, content terms, numbers, negation and deterministic sentence segmentation."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragguard.metrics.text import (
+    STOPWORDS,
+    content_terms,
+    is_negated,
+    numbers,
+    segment,
+    split_sentences,
+    tokens,
+)
+
+SEED_ANSWER = (
+    "You can send 100 requests per minute per API key. Extra requests return status 429. "
+    "Limits reset every hour."
+)
+SEED_STOP = {"a", "an", "the", "you", "can", "per", "with", "every", "each", "may"}
+
+
+def texts(answer: str) -> list[str]:
+    return [s.text for s in segment(answer)]
+
+
+def test_tokens_follow_the_seed_pattern():
+    assert tokens("Extra requests return status 429 with a Retry-After header.") == [
+        "extra",
+        "requests",
+        "return",
+        "status",
+        "429",
+        "with",
+        "a",
+        "retry-after",
+        "header",
+    ]
+    assert tokens("a - b -- c") == ["a", "b", "c"]
+
+
+def test_stopword_list_is_standard_english_and_covers_the_seeds():
+    assert SEED_STOP <= STOPWORDS
+    assert {"the", "is", "of", "and", "don't", "not", "no"} <= STOPWORDS
+    assert content_terms("You can send 100 requests per minute per API key.") == {
+        "send",
+        "100",
+        "requests",
+        "minute",
+        "api",
+        "key",
+    }
+
+
+def test_numbers_are_read_whole():
+    assert numbers("Send 1,000 requests with v2.3.1 at 10:30, about 1.5x") == {
+        "1000",
+        "2.3.1",
+        "10:30",
+        "1.5",
+    }
+    assert numbers("no digits here") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("Requests are not retried.", True),
+        ("Tokens never expire.", True),
+        ("You don\u2019t need a key.", True),
+        ("It can't be changed.", True),
+        ("Requests without a key fail.", True),
+        ("No retries happen.", True),
+        ("Requests are retried.", False),
+        ("Notes are kept; nothing else.", True),
+        ("Annotations are kept.", False),
+    ],
+)
+def test_negation_cues(text, negated):
+    assert is_negated(text) is negated
+
+
+def test_seed_answer_splits_like_the_seed():
+    assert texts(SEED_ANSWER) == [
+        "You can send 100 requests per minute per API key.",
+        "Extra requests return status 429.",
+        "Limits reset every hour.",
+    ]
+    assert [s.id for s in segment(SEED_ANSWER)] == ["s1", "s2", "s3"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Use an SDK, e.g. the Python one. Then retry.",
+            ["Use an SDK, e.g. the Python one.", "Then retry."],
+        ),
+        ("Pick one, i.e. the first. Done.", ["Pick one, i.e. the first.", "Done."]),
+        ("It runs in the U.S. region. Fine.", ["It runs in the U.S. region.", "Fine."]),
+        ("Version 1.5 is out. Use v2.3.1 now.", ["Version 1.5 is out.", "Use v2.3.1 now."]),
+        (
+            "Read https://example.com/docs/a.b.html first. Then mail ops@example.co.uk today.",
+            ["Read https://example.com/docs/a.b.html first.", "Then mail ops@example.co.uk today."],
+        ),
+        (
+            "Call `client.send(). retry()` twice. Ok.",
+            ["Call `client.send(). retry()` twice.", "Ok."],
+        ),
+        ("Apples, pears etc. are fruit. Yes.", ["Apples, pears etc. are fruit.", "Yes."]),
+        ("We stop here etc. Next part.", ["We stop here etc.", "Next part."]),
+        (
+            "See No. 5 for more. The answer is no. Retry.",
+            ["See No. 5 for more.", "The answer is no.", "Retry."],
+        ),
+        ("Why? Because! Really.", ["Why?", "Because!", "Really."]),
+        ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
+        ("No final stop", ["No final stop"]),
+    ],
+)
+def test_sentence_boundaries(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_markdown_lists_code_blocks_tables_and_headings():
+    answer = """## How to retry
+
+To retry:
+
+1. Wait for Retry-After seconds. It is sent with every 429.
+2) Send the request again.
+- Or use the SDK,
+  which retries for you.
+* Another bullet.
+
+```python
+client.retry(max=3). wait()
+print("done. really")
+```
+
+| code | meaning |
+|------|---------|
+| 429 | too many requests |
+---
+> Quoted note here.
+"""
+    segments = segment(answer)
+    assert [(s.id, s.kind, s.text) for s in segments] == [
+        ("s1", "sentence", "To retry:"),
+        ("s2", "item", "Wait for Retry-After seconds."),
+        ("s3", "sentence", "It is sent with every 429."),
+        ("s4", "item", "Send the request again."),
+        ("s5", "item", "Or use the SDK, which retries for you."),
+        ("s6", "item", "Another bullet."),
+        ("s7", "code", 'client.retry(max=3). wait()\nprint("done. really")'),
+        ("s8", "row", "code | meaning"),
+        ("s9", "row", "429 | too many requests"),
+        ("s10", "sentence", "Quoted note here."),
+    ]
+
+
+def test_underlined_headings_are_left_out():
+    answer = "Rate limits\n===========\nSend 100 a minute.\n\nRetries\n-------\nWait first."
+    assert texts(answer) == ["Send 100 a minute.", "Wait first."]
+
+
+def test_unclosed_code_fence_keeps_its_code():
+    assert [(s.kind, s.text) for s in segment("Run this:\n```\nmake test. now\n")] == [
+        ("sentence", "Run this:"),
+        ("code", "make test. now"),
+    ]
+
+
+def test_segmentation_is_stable_and_empty_answers_have_no_segments():
+    answer = "First line.\r\nSecond line. Third.\n\n- item one. item two"
+    assert segment(answer) == segment(answer)
+    assert texts(answer) == ["First line.", "Second line.", "Third.", "item one.", "item two"]
+    assert segment("") == ()
+    assert segment(None) == ()
+    assert segment("  \n\n ") == ()
+    assert segment("# Only a heading\n---") == ()

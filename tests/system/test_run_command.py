@@ -1,0 +1,208 @@
+"""`ragguard run`: config in, run records + results on disk, table out."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ragguard.results import load_results
+from ragguard.runs import load_run
+
+MODULE = """\
+def answer(question, id):
+    if id == "page":
+        raise RuntimeError("retriever offline")
+    return {"retrieved": ["authentication", "rate-limits"], "answer": "A " + id}
+"""
+
+
+def write_suite(folder: Path, system: str, *, max_error_rate: float = 0.5) -> Path:
+    config = folder / "ragguard.yml"
+    config.write_text(
+        f"suite: orders\ntestset: testset.yaml\nsystem:\n{system}\n"
+        f"  max_error_rate: {max_error_rate}\nmetrics: [hit_rate@1, mrr]\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_run_writes_records_and_results_and_prints_the_table(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / f"{module_name}.py").write_text(MODULE)
+    config = write_suite(suite_dir, f"  python: {module_name}:answer")
+    out = suite_dir / "out" / "orders.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "suite orders · 3 questions: 2 ok, 1 error" in result.stdout
+    assert "error: page: RuntimeError: retriever offline" in result.stdout
+    assert "run verdict: ok: 1/3 questions failed (33.3%), within max_error_rate 50.0%" in (
+        result.stdout
+    )
+    results = load_results(out)
+    assert results.suite == "orders"
+    assert results.config == {"system": {"kind": "python", "target": f"{module_name}:answer"}}
+    assert results.summary["hit_rate@1"].value == pytest.approx(1 / 3)
+    assert results.by_id["page"].error == f"RuntimeError: retriever offline ({module_name}.py:3)"
+    run = load_run(suite_dir / "out" / "orders.run.jsonl")
+    assert run.records["auth"].answer == "A auth"
+    assert run.records["page"].error == results.by_id["page"].error
+
+
+def test_too_many_errors_exit_3_but_results_are_written(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / f"{module_name}.py").write_text(MODULE)
+    config = write_suite(suite_dir, f"  python: {module_name}:answer", max_error_rate=0.1)
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 3
+    assert "run verdict: error: 1/3 questions failed (33.3%), above max_error_rate 10.0%" in (
+        result.stdout
+    )
+    assert load_results(out).counts["error"] == 1
+
+
+def test_secrets_never_reach_results_records_or_output(
+    suite_dir: Path, rag_server, ragguard_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "tok-9f8e7d6c5b4a"
+    monkeypatch.setenv("RAG_TOKEN", secret)
+    rag_server.script = {"page": ["500"]}  # the server echoes the Authorization header
+    config = write_suite(
+        suite_dir,
+        f"  http: {rag_server.url}/ask\n"
+        '  headers: {Authorization: "Bearer ${RAG_TOKEN}"}\n'
+        "  retries: 0\n"
+        "  response: {retrieved: data.results, id: doc_id}",
+    )
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert rag_server.seen[0]["headers"]["Authorization"] == f"Bearer {secret}"
+    for path in suite_dir.iterdir():
+        if path.is_file():
+            assert secret not in path.read_text(encoding="utf-8"), path
+    assert secret not in result.output
+    assert "auth=Bearer ***" in load_results(out).by_id["page"].error
+
+
+def test_command_stderr_goes_to_the_log(suite_dir: Path, ragguard_cli) -> None:
+    (suite_dir / "rag.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    q = json.loads(line)\n"
+        "    print('thinking about', q['id'], file=sys.stderr)\n"
+        "    print(json.dumps({'id': q['id'], 'retrieved': ['pagination']}))\n"
+    )
+    config = write_suite(suite_dir, f"  command: [{json.dumps(sys.executable)}, rag.py]")
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    log = (suite_dir / "results.log").read_text(encoding="utf-8").splitlines()
+    assert log == ["thinking about auth", "thinking about rate", "thinking about page"]
+    assert "system log to" in result.stdout
+
+
+def test_bad_config_and_stale_recorded_runs_are_one_line_errors(suite_dir: Path, cli_error) -> None:
+    config = write_suite(suite_dir, "  pyhton: app:answer")
+    cli_error(["run", "-c", config], "ragguard.yml:4: system.pyhton:", "did you mean 'python'")
+    (suite_dir / "run.jsonl").write_text('{"id": "ghost", "retrieved": []}\n')
+    config = write_suite(suite_dir, "  recorded: run.jsonl")
+    cli_error(["run", "-c", config, "--out", suite_dir / "r.json"], "unknown question id 'ghost'")
+    cli_error(["run", "-c", suite_dir / "missing.yml"], "config file not found")
+
+
+@pytest.mark.e2e
+def test_ctrl_c_writes_what_is_done(suite_dir: Path, ragguard_process) -> None:
+    marker = suite_dir / "started"
+    (suite_dir / "slow_rag.py").write_text(
+        "import pathlib, time\n"
+        "def answer(question, id):\n"
+        "    if id != 'auth':\n"
+        f"        pathlib.Path({str(marker)!r}).write_text(id)\n"
+        "        time.sleep(60)\n"
+        "    return {'retrieved': ['authentication'], 'answer': 'ok'}\n"
+    )
+    config = write_suite(suite_dir, "  python: slow_rag:answer\n  concurrency: 1")
+    out = suite_dir / "results.json"
+    script = Path(sys.executable).parent / "ragguard"
+    process = subprocess.Popen(
+        [str(script), "run", "-c", str(config), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists(), process.communicate(timeout=5)
+    os.kill(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "interrupted: 1 of 3 questions done" in stderr
+    results = load_results(out)
+    assert results.by_id["auth"].status == "ok"
+    assert results.by_id["rate"].status == "missing"
+    assert list(load_run(suite_dir / "results.run.jsonl").records) == ["auth"]
+
+
+SEED_RAG = """\
+CALLS = []
+
+def answer(question, id):
+    CALLS.append(id)
+    if id == "page":
+        raise RuntimeError("retriever offline")
+    return {
+        "retrieved": [{"id": "rate-limits", "text": "Each API key may send 100 requests per "
+                       "minute. Extra requests return status 429 with a Retry-After header."}],
+        "answer": "You can send 100 requests per minute per API key. Extra requests return "
+                  "status 429. Limits reset every hour.",
+    }
+"""
+
+
+def test_generation_metrics_are_scored_from_the_config(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / f"{module_name}.py").write_text(SEED_RAG)
+    config = suite_dir / "ragguard.yml"
+    config.write_text(
+        f"suite: orders\ntestset: testset.yaml\nsystem:\n  python: {module_name}:answer\n"
+        "  max_error_rate: 0.5\nmetrics: [hit_rate@1, faithfulness]\n"
+        "faithfulness: {method: lexical, threshold: 0.75}\n"
+    )
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    results = load_results(out)
+    rate = results.by_id["rate"]
+    assert rate.metrics["faithfulness"] == pytest.approx(2 / 3)  # the seed's example
+    assert [s.supported for s in rate.sentences] == [True, True, False]
+    assert results.by_id["page"].status == "error"
+    assert results.config["system"] == {"kind": "python", "target": f"{module_name}:answer"}
+    assert results.config["faithfulness"] == {"method": "lexical", "threshold": 0.75}
+
+
+def test_a_bad_generation_section_stops_before_the_system_runs(
+    suite_dir: Path, module_name: str, cli_error
+) -> None:
+    marker = suite_dir / "called"
+    (suite_dir / f"{module_name}.py").write_text(
+        f"def answer(q):\n    open({str(marker)!r}, 'w').close()\n    return {{}}\n"
+    )
+    config = suite_dir / "ragguard.yml"
+    config.write_text(
+        f"testset: testset.yaml\nsystem:\n  python: {module_name}:answer\n"
+        "metrics: [faithfulness]\nfaithfulness: {method: guess}\n"
+    )
+    cli_error(["run", "-c", config, "--out", suite_dir / "r.json"], "faithfulness")
+    assert not marker.exists()

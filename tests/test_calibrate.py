@@ -1,0 +1,188 @@
+"""Calibration: agreement with human verdicts (accuracy, Cohen's kappa), lexical and judge."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "judge"))
+
+from fake_openai import FakeOpenAI
+
+from ragguard.calibrate import (
+    cohen_kappa,
+    judge_agreement,
+    lexical_agreement,
+    load_calibration,
+)
+from ragguard.judge.client import JudgeClient
+from ragguard.judge.settings import JudgeSettings
+
+CALIBRATION = """\
+- id: a
+  kind: supported
+  context: {rate-limits: "Each API key may send 100 requests per minute."}
+  sentence: Each API key may send 100 requests per minute.
+  supported: true
+- id: b
+  kind: changed number
+  context: ["Each API key may send 100 requests per minute."]
+  sentence: Each API key may send 200 requests per minute.
+  supported: false
+- id: c
+  kind: paraphrase
+  context: "Each API key may send 100 requests per minute."
+  answer: You get a hundred calls each minute. That is per key.
+  faithful: true
+"""
+
+
+def test_kappa_by_hand():
+    # 10 items: both yes 4, both no 3, human yes / method no 2, human no / method yes 1.
+    pairs = [(True, True)] * 4 + [(False, False)] * 3 + [(True, False)] * 2 + [(False, True)]
+    observed = 0.7
+    chance = 0.6 * 0.5 + 0.4 * 0.5
+    assert cohen_kappa(pairs) == pytest.approx((observed - chance) / (1 - chance))
+    assert cohen_kappa([(True, True), (False, False)]) == 1.0
+    assert cohen_kappa([(True, False), (False, True)]) == -1.0
+
+
+def test_kappa_when_chance_agreement_is_total():
+    assert cohen_kappa([(True, True)] * 3) == 1.0
+    assert cohen_kappa([]) == 0.0
+    assert cohen_kappa([(True, True), (True, True), (True, True)]) == 1.0
+
+
+def test_lexical_agreement_on_a_small_set(write):
+    items = load_calibration(write("cal.yaml", CALIBRATION))
+    assert [(i.id, i.level, i.human) for i in items] == [
+        ("a", "sentence", True),
+        ("b", "sentence", False),
+        ("c", "answer", True),
+    ]
+    assert items[1].context == (("c1", "Each API key may send 100 requests per minute."),)
+    result = lexical_agreement(items)
+    assert (result.n, result.agree) == (3, 2)  # the paraphrased answer is missed
+    assert result.accuracy == pytest.approx(2 / 3)
+
+
+def test_judge_agreement_counts_failures_apart(write):
+    items = load_calibration(write("cal.yaml", CALIBRATION))
+    with FakeOpenAI(by_text={"hundred": "non_json"}) as server:
+        judge = JudgeClient(JudgeSettings(server.base_url, "m", cache_dir=None))
+        result = judge_agreement(items, judge.judge_many)
+    # The fake judge ignores short words, so it misses the changed number (200): 1 of 2.
+    assert (result.n, result.agree, result.failed) == (2, 1, 1)
+    assert result.kappa == 0.0
+
+
+def test_calibrate_command_prints_the_table(write, ragguard_cli):
+    result = ragguard_cli("calibrate", write("cal.yaml", CALIBRATION))
+    assert result.exit_code == 0, result.output
+    assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
+    assert "lexical       3      2      0.67" in result.stdout
+    assert "  paraphrase: 0/1 = 0.00" in result.stdout
+
+
+def test_calibrate_command_with_the_judge(write, ragguard_cli, monkeypatch, tmp_path):
+    monkeypatch.setenv("CAL_KEY", "k")
+    with FakeOpenAI() as server:
+        config = write(
+            "ragguard.yml",
+            f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: CAL_KEY, cache: false}}\n",
+        )
+        result = ragguard_cli(
+            "calibrate", write("cal.yaml", CALIBRATION), "--config", config, "--judge"
+        )
+        assert server.calls == 3
+    assert result.exit_code == 0, result.output
+    assert "judge         3" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        ("- id: a\n  context: x\n  supported: true\n", ["cal.yaml:1:", "exactly one of sentence"]),
+        (
+            "- id: a\n  context: x\n  sentence: s\n  supported: maybe\n",
+            ["cal.yaml:4: supported:", "true or false"],
+        ),
+        ("- id: a\n  context: 3\n  sentence: s\n  supported: true\n", ["cal.yaml:2: context:"]),
+        (
+            "- id: a\n  sentence: s\n  supported: true\n  verdict: 1\n",
+            ["cal.yaml:4: verdict:", "unknown key"],
+        ),
+        (
+            "- {id: a, context: x, sentence: s, supported: true}\n- {id: a, context: x, sentence: t, supported: true}\n",
+            ["cal.yaml:2: id:", "duplicate"],
+        ),
+        ("a: 1\n", ["cal.yaml:", "expected a list"]),
+    ],
+)
+def test_bad_calibration_files(write, cli_error, text, fragments):
+    cli_error(["calibrate", write("cal.yaml", text)], *fragments)
+
+
+def test_context_is_required(write, cli_error):
+    cli_error(
+        ["calibrate", write("cal.yaml", "- {id: a, sentence: s, supported: true}\n")],
+        "cal.yaml:1: context:",
+        "is required",
+    )
+
+
+HUMAN_TESTSET = """\
+- id: rpm
+  question: How many requests per minute are allowed?
+  relevant: [rate-limits]
+  meta:
+    human:
+      faithful: false
+      sentences: {s1: true, s3: false}
+- id: unlabelled
+  question: Anything else?
+  relevant: [rate-limits]
+"""
+HUMAN_RUN = (
+    '{"id": "rpm", "retrieved": ["rate-limits"], "answer": "You can send 100 requests per '
+    'minute per API key. Extra requests return status 429. Limits reset every hour."}\n'
+    '{"id": "unlabelled", "retrieved": ["rate-limits"], "answer": "Yes."}\n'
+)
+HUMAN_CORPUS = (
+    '{"id": "rate-limits", "text": "Each API key may send 100 requests per minute. Extra '
+    'requests return status 429 with a Retry-After header."}\n'
+)
+
+
+def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
+    result = ragguard_cli(
+        "calibrate",
+        "--testset",
+        write("testset.yaml", HUMAN_TESTSET),
+        "--run",
+        write("run.jsonl", HUMAN_RUN),
+        "--corpus",
+        write("chunks.jsonl", HUMAN_CORPUS),
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
+    assert "lexical       3      3      1.00    1.00" in result.stdout
+
+
+def test_sentence_ids_in_meta_human_are_checked(write, cli_error):
+    testset = HUMAN_TESTSET.replace("s3: false", "s9: false")
+    cli_error(
+        [
+            "calibrate",
+            "--testset",
+            write("testset.yaml", testset),
+            "--run",
+            write("run.jsonl", HUMAN_RUN),
+            "--corpus",
+            write("chunks.jsonl", HUMAN_CORPUS),
+        ],
+        "testset.yaml: meta.human:",
+        "sentence 's9' must be one of the answer's ids (s1, s2, s3)",
+    )

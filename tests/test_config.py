@@ -1,0 +1,248 @@
+"""ragguard.yml: typed settings, and one-line errors naming the file, key and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragguard.config import (
+    DEFAULT_CONCURRENCY,
+    STARTER_CONFIG,
+    load_config,
+    parse_duration,
+    write_starter,
+)
+from ragguard.errors import InputError
+from ragguard.metrics.names import DEFAULT_METRICS
+
+TESTSET = """\
+- id: q1
+  question: How do I authenticate?
+  relevant: [authentication]
+"""
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "testset.yaml").write_text(TESTSET, encoding="utf-8")
+    (tmp_path / "eval" / "chunks.jsonl").write_text('{"id": "a", "text": "x"}\n')
+    return tmp_path
+
+
+def write_config(folder: Path, text: str) -> Path:
+    path = folder / "ragguard.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path: Path) -> InputError:
+    with pytest.raises(InputError) as caught:
+        load_config(path)
+    return caught.value
+
+
+def test_full_config_is_typed_and_paths_are_relative_to_the_file(suite: Path) -> None:
+    path = write_config(
+        suite,
+        """\
+suite: orders-api-docs
+testset: eval/testset.yaml
+corpus: eval/chunks.jsonl
+system:
+  http: http://127.0.0.1:8000/ask
+  method: GET
+  concurrency: 8
+  timeout: 500ms
+  retries: 3
+  max_error_rate: 0.1
+metrics: [hit_rate@1, mrr, ndcg@3]
+gate:
+  metrics:
+    mrr: {max_drop: 0.02}
+judge: {model: gpt-4o-mini}
+""",
+    )
+    config = load_config(path)
+    assert config.suite == "orders-api-docs"
+    assert config.root == suite.resolve()
+    assert config.testset == suite.resolve() / "eval" / "testset.yaml"
+    assert config.corpus == suite.resolve() / "eval" / "chunks.jsonl"
+    assert config.system.kind == "http"
+    assert config.system.target == "http://127.0.0.1:8000/ask"
+    assert config.system.options == {"method": "GET"}
+    run = config.system.run
+    assert (run.concurrency, run.timeout, run.retries, run.max_error_rate) == (8, 0.5, 3, 0.1)
+    assert [spec.name for spec in config.metrics] == ["hit_rate@1", "mrr", "ndcg@3"]
+    assert set(config.sections) == {"gate", "judge"}
+    # sections owned by other code keep their line numbers for their own errors
+    assert config.sections["gate"].key_lines["metrics"] == 13
+    assert config.sections["judge"]["model"] == "gpt-4o-mini"
+
+
+def test_defaults(suite: Path) -> None:
+    config = load_config(
+        write_config(suite, "testset: eval/testset.yaml\nsystem: {python: app.rag:answer}\n")
+    )
+    assert config.suite == suite.name
+    assert config.corpus is None
+    assert config.system.run.concurrency == DEFAULT_CONCURRENCY
+    assert config.system.run.timeout == 30.0
+    assert [spec.name for spec in config.metrics] == list(DEFAULT_METRICS)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "fragment"),
+    [
+        ("testset: eval/testset.yaml\nsytem: {python: a:b}\n", 2, "sytem", "did you mean 'system'"),
+        ("testset: eval/nope.yaml\nsystem: {python: a:b}\n", 1, "testset", "not found"),
+        ("testset: eval\nsystem: {python: a:b}\n", 1, "testset", "is a directory"),
+        ("testset: [a]\nsystem: {python: a:b}\n", 1, "testset", "expected a file path"),
+        ("system: {python: a:b}\n", 1, "testset", "missing"),
+        ("testset: eval/testset.yaml\n", 1, "system", "missing"),
+        (
+            "testset: eval/testset.yaml\ncorpus: eval/missing.jsonl\nsystem: {python: a:b}\n",
+            2,
+            "corpus",
+            "not found",
+        ),
+        ("testset: eval/testset.yaml\nsystem: python\n", 2, "system", "expected a mapping"),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  http: http://x\n",
+            3,
+            "system",
+            "found python and http",
+        ),
+        ("testset: eval/testset.yaml\nsystem:\n  timeout: 3s\n", 3, "system", "found none"),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  concurency: 2\n",
+            4,
+            "system.concurency",
+            "did you mean 'concurrency'",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  method: GET\n",
+            4,
+            "system.method",
+            "unknown key",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  concurrency: 0\n",
+            4,
+            "system.concurrency",
+            "1 to 256",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  concurrency: two\n",
+            4,
+            "system.concurrency",
+            "whole number",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n\n  timeout: soon\n",
+            5,
+            "system.timeout",
+            "duration such as 30s",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  retries: -1\n",
+            4,
+            "system.retries",
+            "0 to 10",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  python: a:b\n  max_error_rate: 5\n",
+            4,
+            "system.max_error_rate",
+            "share from 0 to 1",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem:\n  recorded: eval/run.jsonl\n",
+            3,
+            "system.recorded",
+            "not found",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem: {python: a:b}\nmetrics:\n  - mrr\n  - hitrate@3\n",
+            5,
+            "metrics",
+            "unknown metric 'hitrate@3'",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem: {python: a:b}\nmetrics: [recall]\n",
+            3,
+            "metrics",
+            "needs a cut-off",
+        ),
+        (
+            "testset: eval/testset.yaml\nsystem: {python: a:b}\nmetrics: {mrr: 1}\n",
+            3,
+            "metrics",
+            "expected a list",
+        ),
+        ("testset: eval/testset.yaml\nsuite: a b\nsystem: {python: a:b}\n", 2, "suite", "name"),
+    ],
+)
+def test_bad_config_names_file_key_and_line(
+    suite: Path, text: str, line: int | None, key: str, fragment: str
+) -> None:
+    path = write_config(suite, text)
+    error = error_of(path)
+    assert error.source == str(path)
+    assert error.line == line
+    assert error.key == key
+    assert fragment in error.message
+    assert str(error).startswith(f"{path}:{line}: {key}:" if line else f"{path}: {key}:")
+
+
+def test_not_a_mapping_and_missing_file(tmp_path: Path) -> None:
+    assert "expected a mapping" in error_of(write_config(tmp_path, "- a\n- b\n")).message
+    missing = error_of(tmp_path / "nothing.yml")
+    assert "ragguard init" in missing.message
+
+
+def test_yaml_syntax_error_names_the_line(suite: Path) -> None:
+    error = error_of(write_config(suite, "testset: eval/testset.yaml\nsystem: {python: [\n"))
+    assert "YAML syntax error" in error.message
+    assert error.line is not None
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("30s", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1.5s", 1.5), (10, 10.0), (0.25, 0.25)],
+)
+def test_durations(value: object, seconds: float) -> None:
+    assert parse_duration(value) == seconds
+
+
+@pytest.mark.parametrize("value", ["0s", 0, -1, "fast", "10 hours", True, None, float("nan")])
+def test_bad_durations(value: object) -> None:
+    assert parse_duration(value) is None
+
+
+def test_starter_config_is_valid_once_the_test_set_exists(suite: Path) -> None:
+    path = write_starter(suite / "ragguard.yml")
+    assert path.read_text(encoding="utf-8") == STARTER_CONFIG
+    config = load_config(path)
+    assert config.system.kind == "python"
+    assert config.system.target == "app.rag:answer"
+    assert config.suite == "my-rag"
+
+
+def test_starter_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    path = tmp_path / "ragguard.yml"
+    path.write_text("mine\n")
+    with pytest.raises(InputError, match="--force"):
+        write_starter(path)
+    assert path.read_text() == "mine\n"
+    write_starter(path, force=True)
+    assert path.read_text(encoding="utf-8") == STARTER_CONFIG
+
+
+def test_init_command(ragguard_cli, tmp_path: Path, cli_error) -> None:
+    target = tmp_path / "sub" / "ragguard.yml"
+    result = ragguard_cli("init", "-c", target)
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8") == STARTER_CONFIG
+    cli_error(["init", "-c", target], "already exists", "--force")

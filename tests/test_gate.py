@@ -1,0 +1,105 @@
+"""Gate rules from the gate: section of ragguard.yml: types, defaults, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragguard.errors import InputError
+from ragguard.gate import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_DROP,
+    GateRules,
+    MetricRule,
+    gate_rules_from_mapping,
+    load_gate_rules,
+)
+from ragguard.sources import parse_yaml
+
+CONFIG = """\
+suite: orders-api
+testset: testset.yaml
+system: {recorded: run.jsonl}
+gate:
+  alpha: 0.1
+  max_drop: 0.03
+  max_error_rate: 0.1
+  on_incomparable: warn
+  per_question: {hit_rate@3: 1, faithfulness: 1.0}
+  metrics:
+    mrr: {max_drop: 0.02}
+    faithfulness: {min: 0.9, warn_min: 0.95, max_drop: 0.0, alpha: off}
+"""
+
+
+def _gate(text: str) -> GateRules:
+    document = parse_yaml(text, "ragguard.yml")
+    line = document.key_lines["gate"]
+    return gate_rules_from_mapping(document["gate"], "ragguard.yml", line)
+
+
+def _error(text: str) -> InputError:
+    with pytest.raises(InputError) as caught:
+        _gate(text)
+    return caught.value
+
+
+def test_full_section_is_typed() -> None:
+    rules = _gate(CONFIG.split("system: {recorded: run.jsonl}\n")[1])
+    assert rules.default == MetricRule(max_drop=0.03, warn_drop=0.0, alpha=0.1)
+    assert rules.rule_for("mrr") == MetricRule(max_drop=0.02, warn_drop=0.0, alpha=0.1)
+    assert rules.rule_for("faithfulness") == MetricRule(
+        min=0.9, warn_min=0.95, max_drop=0.0, warn_drop=0.0, alpha=None
+    )
+    assert rules.rule_for("ndcg@3") is rules.default
+    assert rules.per_question == {"hit_rate@3": 1.0, "faithfulness": 1.0}
+    assert rules.max_error_rate == 0.1
+    assert rules.on_incomparable == "warn"
+
+
+def test_no_section_gives_the_documented_defaults() -> None:
+    rules = gate_rules_from_mapping(None, "ragguard.yml")
+    assert rules.default == MetricRule(max_drop=DEFAULT_MAX_DROP, alpha=DEFAULT_ALPHA)
+    assert (rules.per_question, rules.on_incomparable, rules.critical_blocks) == (
+        None,
+        "fail",
+        True,
+    )
+
+
+def test_load_gate_rules_reads_ragguard_yml(tmp_path: Path) -> None:
+    (tmp_path / "testset.yaml").write_text("- {id: q1, question: Q?, relevant: [c1]}\n")
+    (tmp_path / "run.jsonl").write_text('{"id": "q1", "retrieved": ["c1"]}\n')
+    path = tmp_path / "ragguard.yml"
+    path.write_text(CONFIG)
+    rules = load_gate_rules(path)
+    assert rules.rule_for("mrr").max_drop == 0.02
+    assert rules.source == str(path)
+    assert load_gate_rules(None) == GateRules()
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "fragment"),
+    [
+        ("gate:\n  alpah: 0.05\n", 2, "gate.alpah", "did you mean 'alpha'"),
+        ("gate:\n  alpha: 2\n", 2, "gate.alpha", "between 0 and 1"),
+        ("gate:\n  alpha: on\n", 2, "gate.alpha", "or off"),
+        ("gate:\n  max_drop: lots\n", 2, "gate.max_drop", "found a string"),
+        ("gate:\n  max_error_rate: -1\n", 2, "gate.max_error_rate", "from 0 to 1"),
+        ("gate:\n  on_incomparable: ignore\n", 2, "gate.on_incomparable", "fail, warn"),
+        ("gate:\n  critical: maybe\n", 2, "gate.critical", "true or false"),
+        ("gate:\n  metrics:\n    mrr: 0.02\n", 3, "gate.metrics.mrr", "expected a mapping"),
+        ("gate:\n  metrics:\n    mrr: {maxdrop: 0.1}\n", 3, "gate.metrics.mrr.maxdrop", "max_drop"),
+        ("gate:\n  metrics:\n    hitrate@3: {min: 0.5}\n", 3, "gate.metrics.hitrate@3", "hit_rate"),
+        ("gate:\n  metrics:\n\n    mrr:\n      min: 1.5\n", 5, "gate.metrics.mrr.min", "0 to 1"),
+        ("gate:\n  per_question: [hit_rate@3]\n", 2, "gate.per_question", "a mapping"),
+        ("gate:\n  per_question:\n    recall: 1\n", 3, "gate.per_question.recall", "cut-off"),
+        ("gate: 3\n", 1, "gate", "expected a mapping"),
+    ],
+)
+def test_bad_input_names_file_line_and_key(text: str, line: int, key: str, fragment: str) -> None:
+    error = _error(text)
+    assert (error.source, error.line, error.key) == ("ragguard.yml", line, key)
+    assert fragment in error.message
+    assert "\n" not in str(error)

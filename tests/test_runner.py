@@ -1,0 +1,361 @@
+"""The runner: concurrency (proven with a barrier), retries, timeouts, errors, Ctrl-C, progress."""
+
+from __future__ import annotations
+
+import io
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from ragguard.config import RunSettings
+from ragguard.runner import (
+    BACKOFF_BASE,
+    MAX_RETRY_AFTER,
+    VERDICT_ERROR,
+    VERDICT_OK,
+    BarProgress,
+    LineLog,
+    LogProgress,
+    make_progress,
+    run_questions,
+)
+from ragguard.runs import Chunk, RunRecord
+from ragguard.system.base import Answer, SystemFailure, TransientFailure
+from ragguard.testset import Question
+
+
+def questions(n: int) -> list[Question]:
+    return [Question(id=f"q{i}", question=f"question {i}", relevant={"c": 1}) for i in range(n)]
+
+
+class FunctionAdapter:
+    """An adapter whose answer comes from a function of the question (a test double)."""
+
+    def __init__(self, answer: Callable[[Question], Answer]) -> None:
+        self.answer = answer
+        self.calls: list[str] = []
+        self.lock = threading.Lock()
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "test"}
+
+    def ask(self, question: Question, timeout: float) -> Answer:
+        with self.lock:
+            self.calls.append(question.id)
+        return self.answer(question)
+
+
+def ok(question: Question) -> Answer:
+    return Answer(retrieved=(Chunk("c"),), answer=f"answer to {question.id}")
+
+
+class RecordingSleep:
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.delays.append(seconds)
+
+
+def test_n_questions_are_in_flight_at_once() -> None:
+    concurrency = 6
+    barrier = threading.Barrier(concurrency, timeout=10)
+    in_flight = 0
+    most = 0
+    lock = threading.Lock()
+
+    def answer(question: Question) -> Answer:
+        nonlocal in_flight, most
+        with lock:
+            in_flight += 1
+            most = max(most, in_flight)
+        barrier.wait()  # breaks (BrokenBarrierError) unless `concurrency` calls wait together
+        with lock:
+            in_flight -= 1
+        return ok(question)
+
+    outcome = run_questions(
+        FunctionAdapter(answer), questions(24), RunSettings(concurrency=concurrency)
+    )
+    assert [record.error for record in outcome.records.values()] == [None] * 24
+    assert most == concurrency
+
+
+def test_fewer_workers_than_the_barrier_needs_cannot_pass_it() -> None:
+    barrier = threading.Barrier(3, timeout=0.5)
+
+    def answer(question: Question) -> Answer:
+        barrier.wait()
+        return ok(question)
+
+    outcome = run_questions(FunctionAdapter(answer), questions(2), RunSettings(concurrency=2))
+    assert all(record.error == "BrokenBarrierError" for record in outcome.records.values())
+
+
+def test_records_follow_test_set_order_and_keep_the_answer() -> None:
+    outcome = run_questions(FunctionAdapter(ok), questions(10), RunSettings(concurrency=4))
+    assert list(outcome.records) == [f"q{i}" for i in range(10)]
+    assert outcome.records["q3"].answer == "answer to q3"
+    assert outcome.records["q3"].retrieved_ids == ["c"]
+
+
+def test_latency_is_measured_per_question_with_the_given_clock() -> None:
+    now = [100.0]
+
+    def answer(question: Question) -> Answer:
+        now[0] += 0.25 if question.id == "q0" else 1.5
+        return ok(question)
+
+    outcome = run_questions(
+        FunctionAdapter(answer), questions(2), RunSettings(concurrency=1), clock=lambda: now[0]
+    )
+    assert outcome.records["q0"].latency_ms == 250.0
+    assert outcome.records["q1"].latency_ms == 1500.0
+
+
+def flaky(failures: Sequence[Exception]) -> Callable[[Question], Answer]:
+    remaining = list(failures)
+
+    def answer(question: Question) -> Answer:
+        if remaining:
+            raise remaining.pop(0)
+        return ok(question)
+
+    return answer
+
+
+def test_transient_failures_are_retried_with_exponential_backoff_and_jitter() -> None:
+    sleep = RecordingSleep()
+    adapter = FunctionAdapter(flaky([TransientFailure("HTTP 503"), TransientFailure("HTTP 502")]))
+    outcome = run_questions(
+        adapter,
+        questions(1),
+        RunSettings(concurrency=1, retries=2),
+        sleep=sleep,
+        rng=random.Random(1),
+    )
+    record = outcome.records["q0"]
+    assert record.error is None
+    assert record.meta == {"attempts": 3}
+    assert adapter.calls == ["q0", "q0", "q0"]
+    first, second = sleep.delays
+    assert BACKOFF_BASE * 0.5 <= first <= BACKOFF_BASE
+    assert BACKOFF_BASE * 2 * 0.5 <= second <= BACKOFF_BASE * 2
+    # jitter: two runs with different seeds wait differently
+    other = RecordingSleep()
+    run_questions(
+        FunctionAdapter(flaky([TransientFailure("x")])),
+        questions(1),
+        RunSettings(concurrency=1),
+        sleep=other,
+        rng=random.Random(2),
+    )
+    assert other.delays[0] != first
+
+
+def test_retry_after_is_honoured() -> None:
+    sleep = RecordingSleep()
+    adapter = FunctionAdapter(flaky([TransientFailure("HTTP 429", retry_after=7.0)]))
+    outcome = run_questions(adapter, questions(1), RunSettings(concurrency=1), sleep=sleep)
+    assert outcome.records["q0"].error is None
+    assert sleep.delays == [7.0]
+
+
+def test_a_retry_after_beyond_the_limit_gives_up_at_once() -> None:
+    sleep = RecordingSleep()
+    adapter = FunctionAdapter(
+        flaky([TransientFailure("HTTP 429", retry_after=MAX_RETRY_AFTER + 1)] * 3)
+    )
+    outcome = run_questions(adapter, questions(1), RunSettings(concurrency=1), sleep=sleep)
+    assert outcome.records["q0"].error == "HTTP 429"
+    assert sleep.delays == []
+
+
+def test_retries_run_out_and_the_failure_is_recorded_with_the_attempts() -> None:
+    sleep = RecordingSleep()
+    adapter = FunctionAdapter(flaky([TransientFailure("connection refused")] * 5))
+    outcome = run_questions(
+        adapter, questions(1), RunSettings(concurrency=1, retries=2), sleep=sleep
+    )
+    assert outcome.records["q0"].error == "connection refused (after 3 attempts)"
+    assert len(sleep.delays) == 2
+    assert len(adapter.calls) == 3
+
+
+def test_permanent_failures_and_bugs_are_not_retried_and_never_abort_the_run() -> None:
+    def answer(question: Question) -> Answer:
+        if question.id == "q1":
+            raise SystemFailure("HTTP 400 Bad Request: no such field")
+        if question.id == "q2":
+            raise KeyError("contexts")
+        return ok(question)
+
+    adapter = FunctionAdapter(answer)
+    outcome = run_questions(
+        adapter, questions(4), RunSettings(concurrency=2), sleep=RecordingSleep()
+    )
+    errors = {qid: record.error for qid, record in outcome.records.items()}
+    assert errors == {
+        "q0": None,
+        "q1": "HTTP 400 Bad Request: no such field",
+        "q2": "KeyError: 'contexts'",
+        "q3": None,
+    }
+    assert sorted(adapter.calls) == ["q0", "q1", "q2", "q3"]
+
+
+@pytest.mark.parametrize(
+    ("failing", "limit", "verdict"),
+    [
+        (1, 0.05, VERDICT_OK),
+        (2, 0.05, VERDICT_ERROR),
+        (0, 0.0, VERDICT_OK),
+        (1, 0.0, VERDICT_ERROR),
+    ],
+)
+def test_max_error_rate_decides_the_run_verdict(failing: int, limit: float, verdict: str) -> None:
+    def answer(question: Question) -> Answer:
+        if int(question.id[1:]) < failing:
+            raise SystemFailure("down")
+        return ok(question)
+
+    outcome = run_questions(
+        FunctionAdapter(answer), questions(20), RunSettings(concurrency=3, max_error_rate=limit)
+    )
+    assert outcome.errors == failing
+    assert outcome.error_rate == failing / 20
+    assert outcome.verdict == verdict
+    assert outcome.verdict_line().startswith(f"run verdict: {verdict}")
+
+
+class InterruptAfter:
+    """A progress reporter that presses Ctrl-C once `after` questions are done."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        self.closed = False
+
+    def update(self, done: int, errors: int) -> None:
+        if done >= self.after:
+            raise KeyboardInterrupt
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_ctrl_c_keeps_what_is_done() -> None:
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def answer(question: Question) -> Answer:
+        if question.id != "q0":
+            started.release()
+            release.wait(timeout=10)
+        return ok(question)
+
+    progress = InterruptAfter(1)
+    outcome = run_questions(
+        FunctionAdapter(answer), questions(20), RunSettings(concurrency=2), progress=progress
+    )
+    release.set()
+    assert outcome.interrupted
+    assert progress.closed
+    assert "q0" in outcome.records
+    assert outcome.records["q0"].error is None
+    assert len(outcome.records) < 20
+
+
+def test_an_interrupted_question_stops_retrying() -> None:
+    adapter = FunctionAdapter(flaky([TransientFailure("HTTP 503")] * 50))
+    outcome = run_questions(
+        adapter,
+        questions(1),
+        RunSettings(concurrency=1, retries=10),
+        progress=InterruptAfter(0),  # Ctrl-C at the first progress tick
+        sleep=lambda seconds: time.sleep(0.2),  # 10 retries would take 2 s
+    )
+    assert outcome.interrupted
+    for thread in threading.enumerate():
+        if thread.name.startswith("ragguard-question"):
+            thread.join(timeout=5)
+    assert 1 <= len(adapter.calls) < 11
+
+
+class FakeBatch:
+    """A batch adapter that emits records for the first `answered` questions then crashes."""
+
+    def __init__(self, answered: int, crash: BaseException | None = None) -> None:
+        self.answered = answered
+        self.crash = crash
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "batch-test"}
+
+    def run_batch(self, qs, timeout, emit, stop) -> None:
+        for question in qs[: self.answered]:
+            emit(RunRecord(id=question.id, retrieved=(Chunk("c"),), answer="a"))
+        emit(RunRecord(id="not-in-the-test-set", answer="ignored"))
+        if self.crash:
+            raise self.crash
+
+
+def test_batch_adapter_records_are_collected_in_order() -> None:
+    outcome = run_questions(FakeBatch(3), questions(3), RunSettings())
+    assert list(outcome.records) == ["q0", "q1", "q2"]
+    assert outcome.errors == 0
+
+
+def test_a_crashing_batch_adapter_fails_the_unanswered_questions_with_its_message() -> None:
+    outcome = run_questions(FakeBatch(2, RuntimeError("pipe broke")), questions(4), RunSettings())
+    assert outcome.records["q1"].error is None
+    assert outcome.records["q2"].error == "the system failed: RuntimeError: pipe broke"
+    assert outcome.records["q3"].error == "the system failed: RuntimeError: pipe broke"
+
+
+def test_log_progress_prints_a_line_every_few_seconds_and_at_the_end() -> None:
+    now = [0.0]
+    stream = io.StringIO()
+    progress = LogProgress(10, stream, every=5.0, clock=lambda: now[0])
+    for done, at in ((1, 1.0), (2, 4.9), (3, 5.0), (4, 6.0), (8, 10.5)):
+        now[0] = at
+        progress.update(done, errors=1)
+    now[0] = 11.0
+    progress.close()
+    assert stream.getvalue().splitlines() == [
+        "ragguard: 3/10 questions done, 1 failed, 5.0s",
+        "ragguard: 8/10 questions done, 1 failed, 10.5s",
+        "ragguard: 8/10 questions done, 1 failed, 11.0s",
+    ]
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_a_progress_bar_and_a_log_gets_lines() -> None:
+    terminal = FakeTerminal()
+    progress = make_progress(4, terminal)
+    assert isinstance(progress, BarProgress)
+    outcome = run_questions(FunctionAdapter(ok), questions(4), RunSettings(), progress=progress)
+    assert outcome.errors == 0
+    assert "questions" in terminal.getvalue()
+    assert "4/4" in terminal.getvalue() or "100%" in terminal.getvalue()
+    assert isinstance(make_progress(4, io.StringIO()), LogProgress)
+
+
+def test_line_log_opens_on_the_first_line_and_replaces_an_old_log(tmp_path) -> None:
+    path = tmp_path / "out" / "results.log"
+    path.parent.mkdir()
+    path.write_text("from an earlier run\n")
+    log = LineLog(path)
+    assert not path.exists()
+    assert not log.written
+    log("first")
+    log("second\n")
+    log.close()
+    assert path.read_text() == "first\nsecond\n"
