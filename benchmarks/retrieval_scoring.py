@@ -12,7 +12,9 @@ Metrics: ndcg@10, recall@100, mrr@10 and map@100, per question.
   before the clock starts (in pytrec_eval's favour).
 
 Every per-question value of the two is checked equal (to 1e-9) before any figure is printed.
-The figures are the best of ``--repeat`` runs (median also shown), garbage collector on.
+Each tool runs ``--repeat`` times, interleaved, garbage collector on; the ratios are printed
+for the best runs, the medians and the best CPU times. Two figures: end to end (set-up
+included: what one evaluation costs, the target) and scoring only (set-up reused).
 
     python benchmarks/retrieval_scoring.py                 # 10,000 x 100
     python benchmarks/retrieval_scoring.py --questions 100000

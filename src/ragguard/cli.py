@@ -16,7 +16,6 @@ from ragguard.formats import load_run_file
 from ragguard.formats.beir import load_beir
 from ragguard.formats.trec import load_qrels, load_trec_run, skipped_warning
 from ragguard.gitinfo import current_commit
-from ragguard.judge.setup import load_generation_config, prepare_generation, progress_printer
 from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, MetricSpec, parse_metric_list
 from ragguard.metrics.retrieval import explain
 from ragguard.render import explanation_text, json_report, markdown_report, terminal_report
@@ -126,6 +125,8 @@ def score(
     if warning:
         click.echo(f"ragguard: warning: {warning}", err=True)
     name = suite or Path(loaded.source).name.split(".")[0] or "ragguard"
+    from ragguard.judge.setup import load_generation_config, prepare_generation, progress_printer
+
     raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
     generation = prepare_generation(
         specs,
@@ -458,6 +459,8 @@ def calibrate_command(
         recorded = load_run_file(run)
         texts = load_corpus(corpus) if corpus else None
         items = items_from_run(loaded, recorded.records, texts)
+    from ragguard.judge.setup import load_generation_config
+
     raw_config, source = load_generation_config(_judge_config(config_file, use_judge))
     settings = generation_settings(raw_config, source, judge_override=use_judge)
     results = {"lexical": lexical_agreement(items, settings.threshold)}

@@ -155,5 +155,6 @@ def test_demo_runs_from_the_built_wheel_outside_the_source_tree(tmp_path: Path) 
         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
-    assert completed.stdout.count("suite orders-api-docs") == 2
+    assert completed.stdout.count("suite orders-api-docs · 44 questions") == 2
+    assert "ragguard compare · suite orders-api-docs: FAIL" in completed.stdout
     assert (workdir / "ragguard-demo" / "changed.results.json").exists()
