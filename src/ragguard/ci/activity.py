@@ -1,0 +1,116 @@
+"""Which activity a workflow run performs, decided from the event alone (a pure function).
+
+| event | activity |
+| --- | --- |
+| ``pull_request`` (opened, synchronize, reopened, ...) | evaluate the PR, comment, gate it |
+| ``push`` / ``schedule`` / ``workflow_dispatch`` on the default branch | evaluate, save the baseline |
+| ``push`` / ``schedule`` / ``workflow_dispatch`` on another ref | evaluate against the baseline, report |
+| ``workflow_dispatch`` with ``pr: N`` | re-evaluate PR N, comment and status on its head |
+| ``workflow_run`` | publish what a fork PR's read-only run left as an artifact |
+
+The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
+the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. Saving a baseline is refused
+for ``pull_request`` and ``pull_request_target`` events whatever the mode: those runs execute
+the pull request's code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragguard.errors import InputError
+from ragguard.github import EventContext
+
+PULL_REQUEST, BASELINE, EVALUATE, PUBLISH = "pull-request", "baseline", "evaluate", "publish"
+PULL_EVENTS = ("pull_request", "pull_request_target")
+TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch")
+
+
+@dataclass(frozen=True)
+class Activity:
+    """What to do. ``pr`` is where to post; ``target_branch`` whose baseline to compare with."""
+
+    kind: str
+    why: str
+    pr: int | None = None
+    head_sha: str | None = None
+    target_branch: str | None = None
+    save_baseline: bool = False
+    fork: bool = False
+
+
+def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = None) -> Activity:
+    """The activity for ``event``; ``mode`` (the input) and ``pr`` override the event's choice."""
+    activity = _from_event(event, pr) if mode == "auto" else _forced(event, mode, pr)
+    if activity.save_baseline and event.name in PULL_EVENTS:
+        raise InputError(
+            "input mode",
+            f"a {event.name} run executes the pull request's code and may not save a baseline; "
+            "baselines are saved from push, schedule or workflow_dispatch runs",
+        )
+    return activity
+
+
+def _from_event(event: EventContext, pr: int | None) -> Activity:
+    if event.name in PULL_EVENTS:
+        return _pull_request(event)
+    if event.name == "workflow_run":
+        return Activity(PUBLISH, "workflow_run: publish a fork pull request's results")
+    if pr is not None:
+        return Activity(PULL_REQUEST, f"{event.name} with pr={pr}: re-evaluate #{pr}", pr=pr)
+    if event.name == "schedule" and event.branch:
+        # GitHub runs scheduled workflows on the default branch; the payload does not say so.
+        return Activity(
+            BASELINE,
+            f"schedule on {event.branch}: evaluate and save the baseline",
+            head_sha=event.sha,
+            target_branch=event.branch,
+            save_baseline=True,
+        )
+    if event.name in TRUSTED_EVENTS and event.on_default_branch:
+        return Activity(
+            BASELINE,
+            f"{event.name} on the default branch {event.branch}: evaluate and save the baseline",
+            head_sha=event.sha,
+            target_branch=event.branch,
+            save_baseline=True,
+        )
+    target = event.default_branch
+    return Activity(
+        EVALUATE,
+        f"{event.name} on {event.branch or event.ref or 'this ref'}: evaluate and report",
+        head_sha=event.sha,
+        target_branch=target,
+    )
+
+
+def _pull_request(event: EventContext) -> Activity:
+    if event.pull_number is None:
+        raise InputError("GITHUB_EVENT_PATH", f"{event.name} payload has no pull request number")
+    return Activity(
+        PULL_REQUEST,
+        f"{event.name} #{event.pull_number}: evaluate and gate the pull request",
+        pr=event.pull_number,
+        head_sha=event.pull_head_sha,
+        target_branch=event.pull_base_ref,
+        fork=event.is_fork_pull,
+    )
+
+
+def _forced(event: EventContext, mode: str, pr: int | None) -> Activity:
+    if mode == PULL_REQUEST:
+        if pr is not None:
+            return Activity(PULL_REQUEST, f"mode {mode}: evaluate #{pr}", pr=pr)
+        if event.pull_number is not None:
+            return _pull_request(event)
+        raise InputError("input mode", "pull-request needs a pull request: set the pr input")
+    if mode == PUBLISH:
+        return Activity(PUBLISH, f"mode {mode}: publish a fork pull request's results")
+    branch = event.branch or event.default_branch
+    return Activity(
+        mode,
+        f"mode {mode} on {branch}",
+        head_sha=event.sha,
+        target_branch=branch if mode == BASELINE else event.default_branch,
+        save_baseline=mode == BASELINE,
+    )

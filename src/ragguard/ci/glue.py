@@ -1,0 +1,534 @@
+"""`ragguard ci`: the one place that wires the edges together for GitHub Actions.
+
+The pipeline, for a pull request::
+
+    pending status -> run and score -> results on disk -> baseline fetched -> compare
+    -> comment and summary on disk -> comment posted -> job summary -> final status
+    -> outputs -> exit code
+
+Every collaborator that does I/O (GitHub, the evaluation, git, the log) is handed in as
+:class:`Collaborators`, so tests run the same code against the fake GitHub and a recorded
+run. Once the pending status is set, any exception ends in an ``error`` status before it
+propagates: a check is never left pending forever.
+
+Fork pull requests run with a read-only token: the first write answers 403. From then on no
+write is attempted; the comment and status are written to ``publish.json`` in the results
+folder, for the workflow to upload as an artifact and a ``workflow_run`` workflow to post.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ragguard.ci.activity import BASELINE, PUBLISH, PULL_REQUEST, Activity, choose_activity
+from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
+from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
+from ragguard.ci.rerun import rerun_in_worktree
+from ragguard.ci.sections import CiOptions, ci_options
+from ragguard.ci.settings import CiSettings
+from ragguard.ci.trend import trend_markdown
+from ragguard.compare import (
+    ERROR,
+    FAIL,
+    INCOMPARABLE,
+    WARN,
+    Comparison,
+    Provenance,
+    compare,
+    describe_age,
+)
+from ragguard.config import Config, load_config
+from ragguard.errors import InputError
+from ragguard.gate import GateRules, gate_rules_from_mapping
+from ragguard.github import (
+    ArtifactBaselineStore,
+    CommentOutcome,
+    GitHubClient,
+    GitHubError,
+    ReadOnlyTokenError,
+    StoredBaseline,
+)
+from ragguard.render import (
+    comparison_json,
+    comparison_terminal,
+    escape_markdown,
+    render_comment,
+    render_summary,
+)
+from ragguard.results import Results, load_results, results_from_dict
+
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
+
+
+class BaselineStore(Protocol):
+    def fetch(
+        self, target_branch: str, suite: str, prefer_commit: str | None = None
+    ) -> StoredBaseline | None: ...
+
+
+Evaluate = Callable[[Config, Mapping[str, str | None], Path], Results]
+
+
+@dataclass
+class Collaborators:
+    """The edges `ragguard ci` talks to; tests hand in their own."""
+
+    github: GitHubClient
+    evaluate: Evaluate
+    commit_time: Callable[[str], str | None]
+    head_commit: Callable[[], str | None] = field(default=lambda: git_head())
+    rerun: Callable[[Config, str, Path, Callable[[str], None]], Results | None] = field(
+        default=lambda *args: rerun_in_worktree(*args)
+    )
+    log: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
+
+
+@dataclass(frozen=True)
+class Target:
+    """The commit being evaluated and where its report goes."""
+
+    sha: str
+    base_branch: str | None
+    pr: int | None
+
+
+@dataclass(frozen=True)
+class CiOutcome:
+    """What a run ended with (for tests and the CLI); no comparison when publishing."""
+
+    comparison: Comparison | None
+    state: str
+    exit_code: int
+    comment: CommentOutcome | None
+    results_path: Path | None
+    read_only: bool
+
+
+class StatusReporter:
+    """The commit status ``ragguard/<suite>``; after a 403 it only remembers what it would set."""
+
+    def __init__(self, github: GitHubClient, sha: str, suite: str, log: Callable[[str], None]):
+        self.github, self.sha, self.suite, self.log = github, sha, suite, log
+        self.read_only = False
+        self.last: tuple[str, str] | None = None
+
+    def set(self, state: str, description: str) -> None:
+        self.last = (state, description)
+        if self.read_only:
+            return
+        try:
+            self.github.set_status(self.sha, self.suite, state, description)
+        except ReadOnlyTokenError:
+            self.read_only = True
+            self.log(
+                "ragguard: the token is read-only (a fork's pull request?): the status and "
+                "comment go to publish.json for a workflow_run workflow to post"
+            )
+
+
+def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
+    """Run the activity the event calls for; raises InputError on bad input."""
+    log = collaborators.log
+    activity = choose_activity(settings.event, settings.mode, settings.pr)
+    log(f"ragguard: {activity.why}")
+    if activity.kind == PUBLISH:
+        return _publish(settings, collaborators)
+    config = load_config(settings.config)
+    rules = gate_rules_from_mapping(config.sections.get("gate"), config.path)
+    opts = ci_options(settings, config)
+    target = resolve_target(activity, settings, collaborators.github)
+    if activity.kind == PULL_REQUEST and activity.head_sha is None:
+        _check_checkout(target, collaborators.head_commit())
+    status = StatusReporter(collaborators.github, target.sha, config.suite, log)
+    status.set("pending", f"evaluating {config.suite}")
+    try:
+        return _evaluate_and_report(
+            settings, opts, collaborators, activity, config, rules, target, status
+        )
+    except BaseException as exc:
+        _error_status(status, exc, log)
+        raise
+
+
+def _check_checkout(target: Target, checked_out: str | None) -> None:
+    """Re-evaluating a pull request must run its head's code, not the dispatching branch's."""
+    if checked_out and checked_out != target.sha:
+        raise InputError(
+            "input pr",
+            f"the checkout is {checked_out[:12]} but #{target.pr}'s head is {target.sha[:12]}; "
+            f"check out refs/pull/{target.pr}/head before ragguard (see docs/action.md)",
+        )
+
+
+def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
+    event = settings.event
+    if event.run_id is None or not event.run_head_sha:
+        raise InputError(
+            "GITHUB_EVENT_PATH", "publishing needs a workflow_run event (the run's id and head)"
+        )
+    done = publish_run(
+        collab.github,
+        int(event.run_id),
+        event.run_head_sha,
+        settings.comment_mode or "update",
+        collab.log,
+    )
+    url = next((p.comment_url for p in done if p.comment_url), None)
+    states = ",".join(p.state for p in done)
+    write_outputs(
+        settings.output_file,
+        {"status": states, "comment-url": url or "", "published": str(len(done))},
+    )
+    lines = [f"- {p.suite}: {p.state} on #{', #'.join(map(str, p.pulls))}" for p in done]
+    append_summary(
+        settings.summary_file,
+        "### ragguard publish\n\n" + ("\n".join(lines) or "Nothing to publish.") + "\n",
+    )
+    return CiOutcome(None, states, EXIT_OK, None, None, False)
+
+
+def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    try:
+        status.set("error", f"ragguard could not finish: {message}")
+    except Exception as second:  # the original failure is what the user needs to see
+        log(f"ragguard: could not set the error status either: {second}")
+
+
+def resolve_target(activity: Activity, settings: CiSettings, github: GitHubClient) -> Target:
+    """The head sha to evaluate and report on, and the branch whose baseline applies."""
+    if activity.kind == PULL_REQUEST and activity.pr is not None:
+        if activity.head_sha and activity.target_branch:
+            return Target(activity.head_sha, activity.target_branch, activity.pr)
+        pull = github.pull(activity.pr)
+        return Target(pull.head_sha, pull.base_ref, pull.number)
+    sha = activity.head_sha or settings.event.sha
+    if not sha:
+        raise InputError("GITHUB_SHA", "no commit to evaluate: GITHUB_SHA is not set")
+    return Target(sha, activity.target_branch, None)
+
+
+def _evaluate_and_report(
+    settings: CiSettings,
+    opts: CiOptions,
+    collab: Collaborators,
+    activity: Activity,
+    config: Config,
+    rules: GateRules,
+    target: Target,
+    status: StatusReporter,
+) -> CiOutcome:
+    out = settings.results_dir
+    out.mkdir(parents=True, exist_ok=True)
+    git = {"sha": target.sha, "ref": settings.event.ref}
+    results = collab.evaluate(config, git, out)
+    results_path = out / "results.json"
+    results_path.write_text(results.to_json(), encoding="utf-8")
+
+    stored = fetch_baseline(settings, opts, collab, config, target)
+    baseline = _baseline_results(stored)
+    provenance = _provenance(stored, results) if stored else None
+    comparison = compare(baseline, results, rules, provenance=provenance)
+    trend = _trend(opts, collab, config, target, results)
+    comment_body = _with_trend(render_comment(comparison), trend)
+    summary = _with_trend(render_summary(comparison), trend)
+    (out / "comment.md").write_text(comment_body, encoding="utf-8")
+    (out / "summary.md").write_text(summary, encoding="utf-8")
+    (out / "comparison.json").write_text(comparison_json(comparison), encoding="utf-8")
+    collab.log(comparison_terminal(comparison).rstrip())
+    collab.log(f"ragguard: {config.suite}: {comparison.verdict}; results in {results_path}")
+
+    comment = None
+    if target.pr is not None:
+        comment = _post_comment(
+            opts, collab, status, target.pr, config.suite, comment_body, comparison
+        )
+    append_summary(settings.summary_file, _summary_header(stored, activity) + summary)
+    if activity.save_baseline:
+        _save_baseline(settings, opts, collab, config, target, results, comparison)
+    state = status_state(comparison)
+    status.set(state, status_description(comparison))
+    if status.read_only:
+        _write_publish(out, target, config.suite, comment_body, status, settings)
+    outputs = action_outputs(
+        comparison,
+        results_path=results_path,
+        comment_url=comment.url if comment else None,
+        comment_id=comment.id if comment else None,
+        status=state,
+    )
+    if status.read_only:
+        outputs["publish-artifact"] = publish_artifact_name(config.suite)
+        outputs["publish-path"] = str(out / "publish.json")
+    write_outputs(settings.output_file, outputs)
+    code = exit_code(comparison, settings.fail_on, activity)
+    return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def fetch_baseline(
+    settings: CiSettings, opts: CiOptions, collab: Collaborators, config: Config, target: Target
+) -> StoredBaseline | None:
+    """The stored baseline for the target branch: the merge base's if saved, else the newest."""
+    store_kind = opts.baseline_store
+    if store_kind == "none" or target.base_branch is None:
+        return None
+    if store_kind == "file":
+        return _file_baseline(opts, target)
+    merge_base = None
+    if target.pr is not None or target.base_branch != settings.event.branch:
+        merge_base = collab.github.merge_base(target.base_branch, target.sha)
+    store: BaselineStore
+    if store_kind == "artifact":
+        store = ArtifactBaselineStore(collab.github)
+    else:
+        store = collab.github.data_branch(opts.baseline_branch)
+    stored = store.fetch(target.base_branch, config.suite, prefer_commit=merge_base)
+    collab.log(_baseline_line(stored, target.base_branch, merge_base))
+    if stored is None and opts.rerun and merge_base:
+        rerun = collab.rerun(config, merge_base, settings.results_dir, collab.log)
+        if rerun is not None:
+            return _rerun_baseline(rerun, target.base_branch, merge_base)
+    return stored
+
+
+def _rerun_baseline(results: Results, branch: str, commit: str) -> StoredBaseline:
+    return StoredBaseline(
+        suite=results.suite,
+        branch=branch,
+        commit=commit,
+        committed_at=None,
+        saved_at=results.created_at,
+        results=results.to_json().encode(),
+        path=f"a rerun of the merge base {commit[:12]}",
+        exact=True,
+    )
+
+
+def _trend(
+    opts: CiOptions, collab: Collaborators, config: Config, target: Target, head: Results
+) -> str:
+    """The metrics' trend over the data branch's history; decoration, so failures only log."""
+    if opts.baseline_store != "branch" or target.base_branch is None:
+        return ""
+    try:
+        history = collab.github.data_branch(opts.baseline_branch).history(
+            target.base_branch, config.suite
+        )
+    except GitHubError as exc:
+        collab.log(f"ragguard: no trend chart: {exc}")
+        return ""
+    values = {name: summary.value for name, summary in head.summary.items()}
+    label = f"#{target.pr}" if target.pr is not None else "this run"
+    return trend_markdown(history, values, target.base_branch, head_label=label)
+
+
+def _with_trend(report: str, trend: str) -> str:
+    return report if not trend else report.rstrip("\n") + "\n\n" + trend
+
+
+def _file_baseline(opts: CiOptions, target: Target) -> StoredBaseline | None:
+    path = opts.baseline_file
+    if path is None or not path.exists():
+        return None
+    results = load_results(path)
+    return StoredBaseline(
+        suite=results.suite,
+        branch=target.base_branch or "",
+        commit=str(results.git.get("sha") or ""),
+        committed_at=None,
+        saved_at=results.created_at,
+        results=path.read_bytes(),
+        path=str(path),
+        exact=False,
+    )
+
+
+def _baseline_line(stored: StoredBaseline | None, branch: str, merge_base: str | None) -> str:
+    if stored is None:
+        return f"ragguard: no baseline for {branch} yet; reporting the head values"
+    which = "the merge base's" if stored.exact else "the newest"
+    return f"ragguard: baseline: {which}, commit {stored.commit[:12]} on {branch} ({stored.path})"
+
+
+def _baseline_results(stored: StoredBaseline | None) -> Results | None:
+    if stored is None:
+        return None
+    try:
+        data = json.loads(stored.results)
+    except ValueError as exc:
+        raise InputError(stored.path, f"stored baseline is not JSON: {exc}") from None
+    return results_from_dict(data, stored.path)
+
+
+def _provenance(stored: StoredBaseline, head: Results) -> Provenance:
+    created = stored.committed_at or stored.saved_at
+    return Provenance(
+        commit=stored.commit or None,
+        branch=stored.branch or None,
+        created_at=created,
+        age=describe_age(created, head.created_at) if created else None,
+    )
+
+
+def _summary_header(stored: StoredBaseline | None, activity: Activity) -> str:
+    """Which activity ran and which stored baseline it used (the report says its age)."""
+    line = f"ragguard: {escape_markdown(activity.why)}."
+    if stored is not None:
+        which = "the merge base's baseline" if stored.exact else "the newest baseline"
+        line += f" Compared with {which}: commit `{stored.commit[:12]}` on `{stored.branch}`."
+    return line + "\n\n"
+
+
+def _post_comment(
+    opts: CiOptions,
+    collab: Collaborators,
+    status: StatusReporter,
+    number: int,
+    suite: str,
+    body: str,
+    comparison: Comparison,
+) -> CommentOutcome | None:
+    if status.read_only:
+        return None
+    regressed = comparison.verdict != "pass"
+    try:
+        outcome = collab.github.upsert_comment(
+            number, suite, body, mode=opts.comment_mode, regressed=regressed
+        )
+    except ReadOnlyTokenError:
+        status.read_only = True
+        collab.log("ragguard: the token may not comment: the comment goes to publish.json")
+        return None
+    collab.log(f"ragguard: comment {outcome.action}" + (f": {outcome.url}" if outcome.url else ""))
+    return outcome
+
+
+def _save_baseline(
+    settings: CiSettings,
+    opts: CiOptions,
+    collab: Collaborators,
+    config: Config,
+    target: Target,
+    results: Results,
+    comparison: Comparison,
+) -> None:
+    if comparison.verdict == ERROR:
+        collab.log("ragguard: the run's verdict is error; the baseline is not replaced")
+        return
+    if opts.baseline_store != "branch" or target.base_branch is None:
+        collab.log(f"ragguard: baseline store {opts.baseline_store}: nothing to save here")
+        return
+    report = collab.github.data_branch(opts.baseline_branch).save(
+        target.base_branch,
+        config.suite,
+        target.sha,
+        results.to_json().encode(),
+        {name: summary.value for name, summary in results.summary.items()},
+        committed_at=collab.commit_time(target.sha),
+        run_url=settings.github.run_url,
+    )
+    collab.log(f"ragguard: baseline saved: {', '.join(report.paths)}")
+
+
+def status_state(comparison: Comparison) -> str:
+    """success / failure / error for the commit status."""
+    if comparison.verdict == ERROR:
+        return "error"
+    return "failure" if comparison.blocks else "success"
+
+
+def status_description(comparison: Comparison) -> str:
+    """One plain line (the status API shows no markdown); clipped to 140 by the client."""
+    if comparison.baseline_missing:
+        return f"{comparison.verdict}: no baseline yet; {comparison.n_head} questions evaluated"
+    if comparison.reasons:
+        reason = comparison.reasons[0]
+        subject = f"{reason.subject} " if reason.subject else ""
+        return f"{comparison.verdict}: {subject}{reason.text}"
+    newly = len(comparison.of_kind("newly_failing"))
+    return f"{comparison.verdict}: no regression; {newly} newly failing of {comparison.n_head}"
+
+
+def exit_code(comparison: Comparison, fail_on: str, activity: Activity) -> int:
+    """Non-zero when the step should fail: a block (or a warn, with fail-on: warn)."""
+    if comparison.verdict == ERROR:
+        return EXIT_ERROR
+    if fail_on == "never" or activity.kind == BASELINE:
+        return EXIT_OK
+    if comparison.blocks:
+        return EXIT_FAIL if comparison.verdict == FAIL else EXIT_ERROR
+    if fail_on == "warn" and comparison.verdict in (WARN, INCOMPARABLE):
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def _write_publish(
+    out: Path,
+    target: Target,
+    suite: str,
+    body: str,
+    status: StatusReporter,
+    settings: CiSettings,
+) -> None:
+    state, description = status.last or ("error", "ragguard did not finish")
+    payload = publish_document(suite, target.sha, body, state, description)
+    (out / "publish.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    append_summary(
+        settings.summary_file,
+        f"The token is read-only (a fork's pull request): the comment and status are in "
+        f"`{out / 'publish.json'}`, to upload as the artifact `{publish_artifact_name(suite)}` "
+        "for the ragguard-publish workflow to post.\n",
+    )
+
+
+# ----- the real collaborators -----------------------------------------------------------------
+
+
+def evaluate_config(config: Config, git: Mapping[str, str | None], out: Path) -> Results:
+    """Run the suite's system over its test set and score it (as `ragguard run` does)."""
+    from ragguard.runner import LineLog, run_config, score_suite_run
+    from ragguard.runs import dump_run
+
+    log = LineLog(out / "system.log")
+    try:
+        suite_run = run_config(config, progress_stream=sys.stderr, log=log)
+    finally:
+        log.close()
+    records = suite_run.outcome.records.values()
+    (out / "run.jsonl").write_text(dump_run(records), encoding="utf-8")
+    results, _ = score_suite_run(config, suite_run, git=dict(git))
+    return results
+
+
+def git_head() -> str | None:
+    """The commit checked out in the working directory, else None (not a git checkout)."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = done.stdout.strip()
+    return value if done.returncode == 0 and value else None
+
+
+def git_commit_time(sha: str) -> str | None:
+    """The committer date of ``sha`` from the checkout (no API request), else None."""
+    try:
+        done = subprocess.run(
+            ["git", "show", "-s", "--format=%cI", sha],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = done.stdout.strip()
+    return value if done.returncode == 0 and value else None

@@ -1,0 +1,101 @@
+"""Step outputs ($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).
+
+Outputs use GitHub's heredoc form (``name<<DELIMITER``), with a delimiter that does not occur
+in the value, so a multi-line value (the metrics JSON, a message) cannot end early or smuggle
+in another output.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragguard.compare import Comparison
+
+
+def output_block(name: str, value: str) -> str:
+    """One output in the multi-line-safe form GitHub reads from $GITHUB_OUTPUT."""
+    if not name or any(c in name for c in "\r\n=<"):
+        raise ValueError(f"output name {name!r} is not usable")
+    delimiter = f"ragguard_{secrets.token_hex(8)}"
+    while delimiter in value:
+        delimiter = f"ragguard_{secrets.token_hex(8)}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """Read $GITHUB_OUTPUT back the way the runner does (``name=value`` and heredoc forms)."""
+    found: dict[str, str] = {}
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value: list[str] = []
+            while index < len(lines) and lines[index] != delimiter:
+                value.append(lines[index])
+                index += 1
+            if index >= len(lines):
+                raise ValueError(f"output {name}: delimiter {delimiter} never closes")
+            index += 1
+            found[name] = "\n".join(value)
+        elif "=" in line:
+            name, value_text = line.split("=", 1)
+            found[name] = value_text
+    return found
+
+
+def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
+    """Append ``values`` to $GITHUB_OUTPUT (nothing outside Actions, where it is unset)."""
+    if path is None:
+        return
+    with path.open("a", encoding="utf-8") as handle:
+        for name, value in values.items():
+            handle.write(output_block(name, value))
+
+
+def append_summary(path: Path | None, markdown: str) -> None:
+    """Append to the job summary (GitHub shows up to 1 MiB of it per step)."""
+    if path is None:
+        return
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+
+
+def metrics_output(comparison: Comparison) -> dict[str, dict[str, Any]]:
+    """Every metric's head value, baseline value, delta and verdict (None where unknown)."""
+    return {
+        m.name: {
+            "value": m.head,
+            "baseline": m.baseline,
+            "delta": m.delta,
+            "p_value": m.p_value,
+            "verdict": m.verdict,
+        }
+        for m in comparison.metrics
+    }
+
+
+def action_outputs(
+    comparison: Comparison,
+    *,
+    results_path: Path,
+    comment_url: str | None,
+    comment_id: int | None,
+    status: str,
+) -> dict[str, str]:
+    """The action's outputs, as strings (as GitHub keeps them)."""
+    return {
+        "verdict": comparison.verdict,
+        "status": status,
+        "metrics": json.dumps(metrics_output(comparison), sort_keys=True, allow_nan=False),
+        "comment-url": comment_url or "",
+        "comment-id": "" if comment_id is None else str(comment_id),
+        "results-path": str(results_path),
+        "newly-failing": str(len(comparison.of_kind("newly_failing"))),
+    }

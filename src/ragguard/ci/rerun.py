@@ -1,0 +1,90 @@
+"""``baseline: {rerun: true}``: no stored baseline yet, so evaluate the merge base itself.
+
+For the first pull requests after adopting ragguard, before any push to the target branch has
+saved a baseline. The merge-base commit is checked out in a temporary ``git worktree`` and
+`ragguard run` evaluates it there in a separate process, so the python adapter imports the
+merge base's code, not the pull request's (already imported in this process). A shallow
+checkout (actions/checkout's default) lacks the commit: it is fetched first, one commit deep.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ragguard.config import Config
+from ragguard.results import Results, load_results
+
+RUN_TIMEOUT = 3600
+
+
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def rerun_in_worktree(
+    config: Config, commit: str, out: Path, log: Callable[[str], None]
+) -> Results | None:
+    """Results of ``config``'s suite at ``commit``, or None (said in the log) if not possible."""
+    top_run = _git("rev-parse", "--show-toplevel", cwd=config.root)
+    if top_run.returncode != 0:
+        log(f"ragguard: no baseline rerun: {config.root} is not in a git checkout")
+        return None
+    top = Path(top_run.stdout.strip())
+    if _git("cat-file", "-e", f"{commit}^{{commit}}", cwd=top).returncode != 0:
+        fetched = _git("fetch", "--no-tags", "--depth=1", "origin", commit, cwd=top)
+        if fetched.returncode != 0:
+            log(
+                f"ragguard: no baseline rerun: cannot fetch {commit[:12]}: {fetched.stderr.strip()}"
+            )
+            return None
+    relative = config.path.resolve().relative_to(top.resolve())
+    with tempfile.TemporaryDirectory(prefix="ragguard-rerun-") as folder:
+        tree = Path(folder) / "tree"
+        added = _git("worktree", "add", "--detach", str(tree), commit, cwd=top)
+        if added.returncode != 0:
+            log(f"ragguard: no baseline rerun: git worktree failed: {added.stderr.strip()}")
+            return None
+        try:
+            return _run_there(tree / relative, commit, out, log)
+        finally:
+            _git("worktree", "remove", "--force", str(tree), cwd=top)
+
+
+def _run_there(
+    config_path: Path, commit: str, out: Path, log: Callable[[str], None]
+) -> Results | None:
+    if not config_path.exists():
+        log(f"ragguard: no baseline rerun: {commit[:12]} has no {config_path.name} there")
+        return None
+    results_path = out / "baseline-rerun.json"
+    log(f"ragguard: no stored baseline; evaluating the merge base {commit[:12]} in a worktree")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragguard",
+            "run",
+            "-c",
+            str(config_path),
+            "--out",
+            str(results_path),
+        ],
+        cwd=config_path.parent,
+        env={k: v for k, v in os.environ.items() if k not in ("GITHUB_SHA", "GITHUB_REF")},
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    if done.returncode not in (0, 3) or not results_path.exists():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        log(f"ragguard: the baseline rerun failed (exit {done.returncode}): {last}")
+        return None
+    return load_results(results_path)

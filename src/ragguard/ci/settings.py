@@ -1,0 +1,113 @@
+"""What `ragguard ci` is told: GitHub's environment and the action's inputs, read once.
+
+action.yml passes each input in its own ``RAGGUARD_*`` variable (never interpolated into a
+script), so this module is the one place that reads the environment; everything after it
+works on the frozen :class:`CiSettings`. Bad values are a one-line ``InputError`` naming the
+input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ragguard.errors import InputError
+from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
+from ragguard.github.connection import settings_from_env
+
+MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
+BASELINE_STORES = ("branch", "artifact", "file", "none")
+FAIL_ON = ("fail", "warn", "never")
+
+# input name -> environment variable set by action.yml
+INPUT_VARIABLES = {
+    "config": "RAGGUARD_CONFIG",
+    "github-token": "RAGGUARD_TOKEN",
+    "mode": "RAGGUARD_MODE",
+    "comment-mode": "RAGGUARD_COMMENT_MODE",
+    "baseline-store": "RAGGUARD_BASELINE_STORE",
+    "baseline-branch": "RAGGUARD_BASELINE_BRANCH",
+    "baseline-file": "RAGGUARD_BASELINE_FILE",
+    "fail-on": "RAGGUARD_FAIL_ON",
+    "pr": "RAGGUARD_PR",
+    "results-dir": "RAGGUARD_RESULTS_DIR",
+}
+
+
+@dataclass(frozen=True)
+class CiSettings:
+    """Everything `ragguard ci` uses from outside, as values."""
+
+    github: GitHubSettings
+    event: EventContext
+    config: Path
+    mode: str = "auto"
+    # None: not set as an input; ragguard.yml's comment:/baseline: sections or the default apply
+    comment_mode: str | None = None
+    baseline_store: str | None = None
+    baseline_branch: str | None = None
+    baseline_file: Path | None = None
+    fail_on: str = "fail"
+    pr: int | None = None
+    results_dir: Path = Path("ragguard-results")
+    output_file: Path | None = None
+    summary_file: Path | None = None
+
+
+def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
+    return env.get(INPUT_VARIABLES[name], "").strip() or default
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = _input(env, name, default)
+    if value not in allowed and (value or default):
+        raise InputError(f"input {name}", f"expected one of {', '.join(allowed)}, found {value!r}")
+    return value
+
+
+def _pr_number(env: Mapping[str, str], event: EventContext) -> int | None:
+    """The ``pr`` input, or the workflow_dispatch input of that name."""
+    value = _input(env, "pr") or event.dispatch_inputs.get("pr", "").strip()
+    if not value:
+        return None
+    digits = value.removeprefix("#")
+    if not digits.isdigit() or int(digits) < 1:
+        raise InputError("input pr", f"expected a pull request number such as 42, found {value!r}")
+    return int(digits)
+
+
+def _path(value: str) -> Path | None:
+    return Path(value) if value else None
+
+
+def read_settings(env: Mapping[str, str]) -> CiSettings:
+    """Read the environment once; InputError names the input or variable that is wrong."""
+    try:
+        github = settings_from_env(env, token=_input(env, "github-token") or None)
+        event = load_event(env)
+    except ValueError as exc:
+        where, _, message = str(exc).partition(": ")
+        raise InputError(where, message or str(exc)) from None
+    if env.get("RAGGUARD_TOKEN_IS_JOB_TOKEN", "").strip().lower() == "true":
+        github = _with_author(github, "github-actions[bot]")
+    return CiSettings(
+        github=github,
+        event=event,
+        config=Path(_input(env, "config", "ragguard.yml")),
+        mode=_choice(env, "mode", MODES, "auto"),
+        comment_mode=_choice(env, "comment-mode", tuple(COMMENT_MODES), "") or None,
+        baseline_store=_choice(env, "baseline-store", BASELINE_STORES, "") or None,
+        baseline_branch=_input(env, "baseline-branch") or None,
+        baseline_file=_path(_input(env, "baseline-file")),
+        fail_on=_choice(env, "fail-on", FAIL_ON, "fail"),
+        pr=_pr_number(env, event),
+        results_dir=Path(_input(env, "results-dir", "ragguard-results")),
+        output_file=_path(env.get("GITHUB_OUTPUT", "")),
+        summary_file=_path(env.get("GITHUB_STEP_SUMMARY", "")),
+    )
+
+
+def _with_author(github: GitHubSettings, login: str) -> GitHubSettings:
+    """The job token's comments are by github-actions[bot]: saves a GET /user per update."""
+    return replace(github, comment_author=login)

@@ -1,0 +1,92 @@
+"""Event -> activity, from the real webhook payloads (tests/fixtures/events)."""
+
+from __future__ import annotations
+
+import pytest
+from ci_fixtures import event_payload
+
+from ragguard.ci.activity import BASELINE, EVALUATE, PUBLISH, PULL_REQUEST, choose_activity
+from ragguard.errors import InputError
+from ragguard.github import read_event
+
+
+def test_pull_request_is_evaluated_and_gated_on_its_head() -> None:
+    payload = event_payload("pull_request.opened")
+    activity = choose_activity(read_event("pull_request", payload))
+    assert activity.kind == PULL_REQUEST
+    assert activity.pr == payload["number"] == 2
+    assert activity.head_sha == payload["pull_request"]["head"]["sha"]
+    assert activity.target_branch == "master"
+    assert not activity.save_baseline and not activity.fork
+
+
+def test_pull_request_from_a_fork_is_marked() -> None:
+    payload = event_payload("pull_request.synchronize")
+    payload["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"
+    assert choose_activity(read_event("pull_request", payload)).fork
+
+
+def test_push_to_the_default_branch_saves_the_baseline() -> None:
+    payload = event_payload("push")
+    activity = choose_activity(read_event("push", payload))
+    assert (activity.kind, activity.save_baseline) == (BASELINE, True)
+    assert activity.target_branch == "master"
+    assert activity.head_sha == payload["after"]
+
+
+def test_push_to_another_branch_is_evaluated_against_the_default_branch() -> None:
+    payload = {**event_payload("push"), "ref": "refs/heads/experiment"}
+    activity = choose_activity(read_event("push", payload))
+    assert (activity.kind, activity.save_baseline) == (EVALUATE, False)
+    assert activity.target_branch == "master"
+
+
+def test_workflow_dispatch_on_the_default_branch_refreshes_the_baseline() -> None:
+    activity = choose_activity(read_event("workflow_dispatch", event_payload("workflow_dispatch")))
+    assert (activity.kind, activity.target_branch, activity.save_baseline) == (
+        BASELINE,
+        "main",
+        True,
+    )
+
+
+def test_workflow_dispatch_with_pr_re_evaluates_that_pull_request() -> None:
+    payload = {**event_payload("workflow_dispatch"), "inputs": {"pr": "7"}}
+    event = read_event("workflow_dispatch", payload)
+    activity = choose_activity(event, pr=7)
+    assert (activity.kind, activity.pr, activity.save_baseline) == (PULL_REQUEST, 7, False)
+    assert activity.head_sha is None  # looked up through the API, not trusted from the ref
+
+
+def test_schedule_saves_the_baseline_of_the_branch_it_runs_on() -> None:
+    event = read_event("schedule", {"schedule": "0 3 * * *"}, ref="refs/heads/main", sha="abc1234")
+    activity = choose_activity(event)
+    assert (activity.kind, activity.target_branch, activity.head_sha) == (
+        BASELINE,
+        "main",
+        "abc1234",
+    )
+
+
+def test_workflow_run_publishes() -> None:
+    event = read_event("workflow_run", event_payload("workflow_run.completed"))
+    assert choose_activity(event).kind == PUBLISH
+
+
+def test_mode_overrides_the_event() -> None:
+    event = read_event("push", event_payload("push"))
+    assert choose_activity(event, mode="evaluate").kind == EVALUATE
+    assert not choose_activity(event, mode="evaluate").save_baseline
+    assert choose_activity(event, mode="pull-request", pr=3).pr == 3
+
+
+def test_mode_baseline_is_refused_on_pull_request_events() -> None:
+    event = read_event("pull_request", event_payload("pull_request.opened"))
+    with pytest.raises(InputError, match="may not save a baseline"):
+        choose_activity(event, mode="baseline")
+
+
+def test_mode_pull_request_needs_a_number() -> None:
+    event = read_event("push", event_payload("push"))
+    with pytest.raises(InputError, match="set the pr input"):
+        choose_activity(event, mode="pull-request")

@@ -1,0 +1,45 @@
+"""`ragguard ci` on the command line: bad environment is one line and exit 2."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ci_fixtures import EVENTS
+
+
+def run_ci_command(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RAGGUARD_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "ragguard", "ci"],
+        env={**keep, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_outside_github_actions_it_says_so_in_one_line(tmp_path: Path) -> None:
+    done = run_ci_command({"RAGGUARD_TOKEN": "t", "GITHUB_REPOSITORY": "o/r"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "ragguard: error: GITHUB_EVENT_NAME: not set; `ragguard ci` runs inside GitHub Actions"
+    ]
+
+
+def test_a_missing_config_is_exit_2_before_any_request(tmp_path: Path) -> None:
+    env = {
+        "RAGGUARD_TOKEN": "t",
+        "GITHUB_REPOSITORY": "octo-org/octo-repo",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(EVENTS / "pull_request.opened.json"),
+        "GITHUB_API_URL": "http://127.0.0.1:9",  # nothing listens: a request would fail loudly
+    }
+    done = run_ci_command(env, tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "ragguard.yml: config file not found" in done.stderr
+    assert "Traceback" not in done.stderr
