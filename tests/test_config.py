@@ -242,7 +242,7 @@ def test_starter_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
 
 def test_init_command(ragguard_cli, tmp_path: Path, cli_error) -> None:
     target = tmp_path / "sub" / "ragguard.yml"
-    result = ragguard_cli("init", "-c", target)
+    result = ragguard_cli("init", "-c", target, "--no-workflows")
     assert result.exit_code == 0, result.output
     assert target.read_text(encoding="utf-8") == STARTER_CONFIG
-    cli_error(["init", "-c", target], "already exists", "--force")
+    cli_error(["init", "-c", target, "--no-workflows"], "already exists", "--force")

@@ -272,13 +272,31 @@ EXIT_INTERRUPTED = 130
     show_default=True,
     help="Where to write the starter config.",
 )
-@click.option("--force", is_flag=True, help="Overwrite an existing file.")
-def init(config_path: Path, force: bool) -> None:
-    """Write a commented starter ragguard.yml."""
+@click.option(
+    "--workflows",
+    "workflows_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=".github/workflows",
+    show_default=True,
+    help="Where to write the GitHub workflow files.",
+)
+@click.option("--no-workflows", is_flag=True, help="Write ragguard.yml only.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def init(config_path: Path, workflows_dir: Path, no_workflows: bool, force: bool) -> None:
+    """Write a commented starter ragguard.yml and the GitHub workflow files."""
     from ragguard.config import write_starter
+    from ragguard.scaffold import write_workflows
 
+    if not force and config_path.exists():
+        raise InputError(config_path, "already exists; pass --force to overwrite it")
+    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force)
     write_starter(config_path, force=force)
-    click.echo(f"wrote {config_path}; edit testset and system, then run `ragguard run`")
+    for path in (config_path, *workflows):
+        click.echo(f"wrote {path}")
+    click.echo(
+        "next: edit testset and system in the config, run `ragguard run`, then commit; "
+        "protect main with the status check ragguard/<suite> (docs/action.md)"
+    )
 
 
 @cli.command("run")

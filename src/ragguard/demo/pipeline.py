@@ -249,3 +249,17 @@ def _hallucination(question_id: str) -> str | None:
     if digest % 3:
         return None
     return HALLUCINATIONS[(digest // 3) % len(HALLUCINATIONS)]
+
+
+@cache
+def _default_pipeline() -> OrdersDocsPipeline:
+    return OrdersDocsPipeline()
+
+
+def answer(question: str, id: str = "") -> Answer:
+    """The default pipeline as a ``python:`` target: ``ragguard.demo.pipeline:answer``.
+
+    This is how ``examples/orders-api/ragguard.yml`` (this repository's own ragguard suite)
+    runs the demo through ``ragguard run``, like any team's pipeline.
+    """
+    return _default_pipeline().ask(Question(id=id, question=question))

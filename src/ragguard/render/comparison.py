@@ -3,6 +3,8 @@
 The comment is cut to fit GitHub's size limit by dropping detail in a fixed order.
 """
 
+from __future__ import annotations
+
 import json
 import re
 from collections.abc import Sequence

@@ -1,5 +1,7 @@
 """Reports of one results file: the terminal table, markdown, JSON, and ``explain``."""
 
+from __future__ import annotations
+
 import json
 
 from tabulate import tabulate

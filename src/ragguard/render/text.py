@@ -5,16 +5,16 @@ Everything that comes from the evaluated system or the test set is untrusted: ma
 output passes it through :func:`escape_markdown`, terminal output through :func:`printable`.
 """
 
+from __future__ import annotations
+
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-PACKAGE_TEMPLATES = Path(__file__).parent.parent / "templates"
-SOURCE_TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
+from ragguard.resources import templates_dir
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>&@:=\"'$^])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -56,7 +56,7 @@ _ENTITY = {
 def environment() -> SandboxedEnvironment:
     """The jinja2 environment: sandboxed, templates from the wheel or the source tree."""
     env = SandboxedEnvironment(
-        loader=jinja2.FileSystemLoader([str(PACKAGE_TEMPLATES), str(SOURCE_TEMPLATES)]),
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

@@ -1,0 +1,31 @@
+"""What ``ragguard init`` writes besides ragguard.yml: the GitHub workflow files.
+
+They are the same files the README shows and the act end-to-end tests run unchanged
+(``docs/workflows/`` in the source tree, shipped in the wheel as ``ragguard/workflows``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragguard.errors import InputError
+from ragguard.resources import workflows_dir
+
+WORKFLOW_FILES = ("ragguard.yml", "ragguard-publish.yml")
+
+
+def write_workflows(target_dir: str | Path, *, force: bool = False) -> list[Path]:
+    """Copy the example workflows into ``target_dir``; refuse to overwrite unless ``force``.
+
+    Every target is checked before anything is written, so a refusal leaves no half-done set.
+    """
+    target_dir = Path(target_dir)
+    targets = [(workflows_dir() / name, target_dir / name) for name in WORKFLOW_FILES]
+    if not force:
+        for _, target in targets:
+            if target.exists():
+                raise InputError(target, "already exists; pass --force to overwrite it")
+    target_dir.mkdir(parents=True, exist_ok=True)
+    for source, target in targets:
+        target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    return [target for _, target in targets]
