@@ -316,7 +316,12 @@ def init(config_path: Path, workflows_dir: Path, no_workflows: bool, force: bool
     show_default=True,
     help="Results JSON; the run records (.run.jsonl) and the log (.log) go beside it.",
 )
-def run_command(config_path: Path, out: Path) -> None:
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The judge's reply cache folder (default: judge.cache in the config).",
+)
+def run_command(config_path: Path, out: Path, cache_dir: Path | None) -> None:
     """Run the system under test over the test set, score it and print the table."""
     from ragguard.config import load_config
     from ragguard.runner import LineLog, run_config, score_suite_run
@@ -333,7 +338,9 @@ def run_command(config_path: Path, out: Path) -> None:
     records_path = out.with_name(stem + ".run.jsonl")
     records_path.parent.mkdir(parents=True, exist_ok=True)
     records_path.write_text(dump_run(outcome.records.values()), encoding="utf-8")
-    results, generation = score_suite_run(config, suite_run, git=current_commit())
+    results, generation = score_suite_run(
+        config, suite_run, git=current_commit(), cache_dir=cache_dir
+    )
     write_results(results, out)
     if generation.judge:
         click.echo(generation.judge.usage.line(), err=True)
@@ -499,6 +506,7 @@ def ci_command() -> None:
     Reads GitHub's environment and the action's inputs (RAGGUARD_* variables, see
     docs/action.md). Exit 0 pass, 1 the gate failed, 2 bad input, 3 could not evaluate.
     """
+    import functools
     import os
 
     from ragguard.ci.glue import Collaborators, evaluate_config, git_commit_time, run_ci
@@ -508,7 +516,7 @@ def ci_command() -> None:
     settings = read_settings(os.environ)
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
-        evaluate=evaluate_config,
+        evaluate=functools.partial(evaluate_config, cache_dir=settings.cache_dir),
         commit_time=git_commit_time,
     )
     try:

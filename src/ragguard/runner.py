@@ -404,7 +404,10 @@ def run_config(
 
 
 def score_suite_run(
-    config: Config, suite_run: SuiteRun, git: Mapping[str, str | None] | None = None
+    config: Config,
+    suite_run: SuiteRun,
+    git: Mapping[str, str | None] | None = None,
+    cache_dir: Path | None = None,
 ) -> tuple[Results, GenerationSetup]:
     """Score a run with the config's metrics, generation settings and corpus.
 
@@ -422,6 +425,7 @@ def score_suite_run(
         config_source=source,
         corpus=config.corpus,
         run_source="the system's output",
+        cache_dir=cache_dir,
     )
     results = score_run(
         suite_run.testset,

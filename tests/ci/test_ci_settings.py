@@ -61,9 +61,12 @@ def test_inputs_are_read_from_their_variables() -> None:
             RAGGUARD_FAIL_ON="warn",
             RAGGUARD_PR="#12",
             RAGGUARD_TOKEN_IS_JOB_TOKEN="true",
+            RAGGUARD_CACHE_DIR=".cache/judge",
         )
     )
     assert settings.config == Path("eval/ragguard.yml")
+    assert settings.cache_dir == Path(".cache/judge")
+    assert read_settings(actions_env()).cache_dir is None
     assert (settings.mode, settings.comment_mode) == ("evaluate", "on-regression")
     assert (settings.baseline_store, settings.baseline_branch) == ("artifact", "eval-data")
     assert (settings.fail_on, settings.pr) == ("warn", 12)

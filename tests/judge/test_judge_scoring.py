@@ -379,3 +379,26 @@ def test_a_judge_that_recovers_gives_the_same_results_as_a_healthy_one(script):
         )
     assert got.questions == expected.questions
     assert got.questions[0].status == "ok"
+
+
+def test_a_cache_dir_override_moves_the_judge_cache(tmp_path, monkeypatch):
+    """The action's cache-dir input (and `ragguard run --cache-dir`) wins over judge.cache."""
+    from ragguard.judge.setup import load_generation_config, prepare_generation
+    from ragguard.runs import load_run
+    from ragguard.testset import load_testset
+
+    monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
+    override = tmp_path / "restored-by-actions-cache"
+    with FakeOpenAI() as server:
+        testset_path, run_path, config = write_suite(tmp_path, server.base_url)
+        testset, run = load_testset(testset_path), load_run(run_path)
+        specs = parse_metric_list("faithfulness")
+        raw, source = load_generation_config(config)
+        setup = prepare_generation(
+            specs, testset, run.records, raw_config=raw, config_source=source,
+            use_judge=True, cache_dir=override,
+        )  # fmt: skip
+        score_run(testset, run.records, specs, suite="s", **setup.score_kwargs())
+        assert server.calls == 2
+    assert list(override.rglob("*.json")), "replies are cached in the override folder"
+    assert not (tmp_path / "judge-cache").exists(), "judge.cache is not used"

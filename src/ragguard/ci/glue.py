@@ -490,7 +490,9 @@ def _write_publish(
 # ----- the real collaborators -----------------------------------------------------------------
 
 
-def evaluate_config(config: Config, git: Mapping[str, str | None], out: Path) -> Results:
+def evaluate_config(
+    config: Config, git: Mapping[str, str | None], out: Path, cache_dir: Path | None = None
+) -> Results:
     """Run the suite's system over its test set and score it (as `ragguard run` does)."""
     from ragguard.runner import LineLog, run_config, score_suite_run
     from ragguard.runs import dump_run
@@ -502,7 +504,7 @@ def evaluate_config(config: Config, git: Mapping[str, str | None], out: Path) ->
         log.close()
     records = suite_run.outcome.records.values()
     (out / "run.jsonl").write_text(dump_run(records), encoding="utf-8")
-    results, _ = score_suite_run(config, suite_run, git=dict(git))
+    results, _ = score_suite_run(config, suite_run, git=dict(git), cache_dir=cache_dir)
     return results
 
 

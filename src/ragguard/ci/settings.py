@@ -32,6 +32,7 @@ INPUT_VARIABLES = {
     "fail-on": "RAGGUARD_FAIL_ON",
     "pr": "RAGGUARD_PR",
     "results-dir": "RAGGUARD_RESULTS_DIR",
+    "cache-dir": "RAGGUARD_CACHE_DIR",
 }
 
 
@@ -51,6 +52,7 @@ class CiSettings:
     fail_on: str = "fail"
     pr: int | None = None
     results_dir: Path = Path("ragguard-results")
+    cache_dir: Path | None = None  # None: judge.cache in ragguard.yml
     output_file: Path | None = None
     summary_file: Path | None = None
 
@@ -103,6 +105,7 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
         fail_on=_choice(env, "fail-on", FAIL_ON, "fail"),
         pr=_pr_number(env, event),
         results_dir=Path(_input(env, "results-dir", "ragguard-results")),
+        cache_dir=Path(cache) if (cache := _input(env, "cache-dir")) else None,
         output_file=_path(env.get("GITHUB_OUTPUT", "")),
         summary_file=_path(env.get("GITHUB_STEP_SUMMARY", "")),
     )

@@ -9,7 +9,7 @@ key) are :class:`InputError` before anything is spent.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +79,17 @@ def prepare_generation(
     environ: Mapping[str, str] | None = None,
     need_key: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    cache_dir: Path | None = None,
 ) -> GenerationSetup:
     """Check the inputs for the requested generation metrics and build the judge client.
 
     ``need_key=False`` (a dry run) builds the client without reading the API key.
     ``progress(done, total)`` is called after each judged answer (see :func:`progress_printer`).
+    ``cache_dir`` overrides ``judge.cache`` (the action's cache-dir input, ``--cache-dir``).
     """
     settings = generation_settings(raw_config, config_source, judge_override=use_judge)
+    if cache_dir is not None and settings.judge is not None:
+        settings = replace(settings, judge=replace(settings.judge, cache_dir=cache_dir))
     names = [spec.name for spec in specs if spec.is_generation]
     texts = load_corpus(corpus) if isinstance(corpus, (str, Path)) else corpus
     corpus_map = dict(texts) if texts is not None else None
