@@ -321,23 +321,46 @@ def init(config_path: Path, workflows_dir: Path, no_workflows: bool, force: bool
     type=click.Path(path_type=Path, file_okay=False),
     help="The judge's reply cache folder (default: judge.cache in the config).",
 )
-def run_command(config_path: Path, out: Path, cache_dir: Path | None) -> None:
+@click.option(
+    "--shard",
+    "shard_text",
+    metavar="I/N",
+    help="Run only shard I of N (split by a hash of the question id); merge with `ragguard merge`.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue an unfinished run: keep the answered questions in the run records file.",
+)
+def run_command(
+    config_path: Path, out: Path, cache_dir: Path | None, shard_text: str | None, resume: bool
+) -> None:
     """Run the system under test over the test set, score it and print the table."""
     from ragguard.config import load_config
+    from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
     from ragguard.runner import LineLog, run_config, score_suite_run
-    from ragguard.runs import dump_run
+    from ragguard.runs import RunRecord
+    from ragguard.shards import parse_shard, select_shard
 
+    shard = parse_shard(shard_text) if shard_text else None
     config = load_config(config_path)
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
+    records_path = out.with_name(stem + ".run.jsonl")
+    done: dict[str, RunRecord] = {}
+    if resume:
+        testset = load_testset(config.testset)
+        asked = select_shard(testset, shard).testset if shard else testset
+        done = records_to_keep(read_journal(records_path), (q.id for q in asked), records_path)
+        click.echo(f"resuming: {len(done)} of {len(asked)} questions already done", err=True)
+    journal = RecordJournal(records_path, append=resume)
     log = LineLog(out.with_name(stem + ".log"))
     try:
-        suite_run = run_config(config, log=log)
+        suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journal)
     finally:
         log.close()
+        journal.close()
     outcome = suite_run.outcome
-    records_path = out.with_name(stem + ".run.jsonl")
-    records_path.parent.mkdir(parents=True, exist_ok=True)
-    records_path.write_text(dump_run(outcome.records.values()), encoding="utf-8")
+    write_records(records_path, outcome.records.values())
     results, generation = score_suite_run(
         config, suite_run, git=current_commit(), cache_dir=cache_dir
     )
@@ -355,6 +378,25 @@ def run_command(config_path: Path, out: Path, cache_dir: Path | None) -> None:
         raise SystemExit(EXIT_INTERRUPTED)
     if outcome.verdict != "ok":
         raise SystemExit(EXIT_RUN_ERROR)
+
+
+@cli.command("merge")
+@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default="results.json",
+    show_default=True,
+    help="Write the merged results JSON here.",
+)
+def merge_command(parts: tuple[Path, ...], out: Path) -> None:
+    """Merge the results of `ragguard run --shard i/n` into the results of the whole run."""
+    from ragguard.shards import merge_parts
+
+    merged = merge_parts([(path, load_results(path)) for path in parts])
+    write_results(merged, out)
+    click.echo(terminal_report(merged))
+    click.echo(f"merged {len(parts)} parts ({len(merged.questions)} questions) into {out}")
 
 
 @cli.command("compare")
@@ -506,6 +548,21 @@ def ci_command() -> None:
     Reads GitHub's environment and the action's inputs (RAGGUARD_* variables, see
     docs/action.md). Exit 0 pass, 1 the gate failed, 2 bad input, 3 could not evaluate.
     """
+    _run_ci(mode=None)
+
+
+@cli.command("publish")
+def publish_command() -> None:
+    """Post a fork pull request's comment and status (from a workflow_run workflow).
+
+    The same as `ragguard ci` with mode publish: the artifact is downloaded through the API
+    and the pull request is found from the run's head commit, never from the artifact.
+    """
+    _run_ci(mode="publish")
+
+
+def _run_ci(mode: str | None) -> None:
+    import dataclasses
     import functools
     import os
 
@@ -514,6 +571,8 @@ def ci_command() -> None:
     from ragguard.github import GitHubClient, GitHubError
 
     settings = read_settings(os.environ)
+    if mode is not None:
+        settings = dataclasses.replace(settings, mode=mode)
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
         evaluate=functools.partial(evaluate_config, cache_dir=settings.cache_dir),

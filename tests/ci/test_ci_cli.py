@@ -43,3 +43,26 @@ def test_a_missing_config_is_exit_2_before_any_request(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "ragguard.yml: config file not found" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_publish_is_ci_in_publish_mode(tmp_path: Path) -> None:
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RAGGUARD_"))}
+    env = {
+        "RAGGUARD_TOKEN": "t",
+        "GITHUB_REPOSITORY": "octo-org/octo-repo",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(EVENTS / "pull_request.opened.json"),
+        "GITHUB_API_URL": "http://127.0.0.1:9",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "ragguard", "publish"],
+        env={**keep, **env}, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    # Publishing on a pull_request event is refused before any request: the mode was applied.
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("ragguard: error:")]
+    assert errors == [
+        "ragguard: error: GITHUB_EVENT_PATH: publishing needs a workflow_run event "
+        "(the run's id and head)"
+    ]
