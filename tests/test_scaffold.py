@@ -9,15 +9,16 @@ import yaml
 
 from ragguard.config import STARTER_CONFIG
 from ragguard.errors import InputError
-from ragguard.resources import SOURCE_ROOT
 from ragguard.scaffold import WORKFLOW_FILES, write_workflows
+
+DOCUMENTED_WORKFLOWS = Path(__file__).resolve().parents[1] / "docs" / "workflows"
 
 
 def test_the_written_workflows_are_the_documented_ones(tmp_path: Path) -> None:
     written = write_workflows(tmp_path / ".github" / "workflows")
     assert [path.name for path in written] == list(WORKFLOW_FILES)
     for path in written:
-        documented = SOURCE_ROOT / "docs" / "workflows" / path.name
+        documented = DOCUMENTED_WORKFLOWS / path.name
         assert path.read_text(encoding="utf-8") == documented.read_text(encoding="utf-8")
         assert yaml.safe_load(path.read_text(encoding="utf-8"))["jobs"]
 

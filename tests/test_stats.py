@@ -100,3 +100,12 @@ def test_paired_delta_interval_brackets_the_mean_and_is_fixed() -> None:
     assert interval.low < centre < interval.high
     assert interval == paired_delta_interval(list(deltas))
     assert paired_delta_interval([0.0] * 5).low == 0.0
+
+
+def test_mcnemar_exact_handles_more_than_1023_discordant_pairs() -> None:
+    # 2.0**n overflows a float above n = 1023 (a 100,000-question suite gets there)
+    from ragguard.stats import mcnemar_exact
+
+    expected = scipy_stats.binomtest(600, 1300, 0.5).pvalue
+    assert mcnemar_exact(600, 700) == pytest.approx(expected, rel=1e-9)
+    assert mcnemar_exact(5000, 5000) == 1.0

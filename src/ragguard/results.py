@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,7 @@ class SentenceVerdict:
     note: str | None = None  # why unsupported or unchecked, e.g. "number 9 not in the evidence"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionResult:
     """Everything known about one question in one run."""
 
@@ -73,6 +74,21 @@ class MetricSummary:
     high: float
 
 
+@dataclass(frozen=True, slots=True)
+class ShardInfo:
+    """Marks a results file as one part of a sharded run (``ragguard run --shard i/n``).
+
+    ``positions`` gives, for each of the part's questions (in its order), the question's
+    place in the whole test set of ``testset_size`` questions, so merging restores the
+    unsharded order without the test set at hand. The ids covered are the questions' ids.
+    """
+
+    index: int
+    count: int
+    testset_size: int
+    positions: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class Results:
     suite: str
@@ -84,6 +100,7 @@ class Results:
     config: dict[str, Any] = field(default_factory=dict)
     git: dict[str, str | None] = field(default_factory=dict)
     ragguard_version: str = __version__
+    shard: ShardInfo | None = None
 
     @property
     def config_fingerprint(self) -> str:
@@ -100,7 +117,7 @@ class Results:
         return {question.id: question for question in self.questions}
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "schema": SCHEMA,
             "suite": self.suite,
             "created_at": self.created_at,
@@ -116,15 +133,37 @@ class Results:
             "counts": self.counts,
             "questions": [_question_to_dict(question) for question in self.questions],
         }
+        if self.shard is not None:
+            data["shard"] = _shard_to_dict(self.shard)
+        return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+        return "".join(self.json_chunks())
+
+    def json_chunks(self) -> Iterator[str]:
+        """The JSON text in pieces, for writing a large file without holding it whole.
+
+        Indented output goes through json's Python encoder, which ``json.dumps`` would
+        gather in a list of millions of small strings before joining them.
+        """
+        encoder = json.JSONEncoder(ensure_ascii=False, indent=1, allow_nan=False)
+        yield from encoder.iterencode(self.to_dict())
+        yield "\n"
 
 
 def config_fingerprint(config: Mapping[str, Any]) -> str:
     """A hash of the settings that make two runs comparable."""
     canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _shard_to_dict(shard: ShardInfo) -> dict[str, Any]:
+    return {
+        "index": shard.index,
+        "count": shard.count,
+        "testset_size": shard.testset_size,
+        "positions": list(shard.positions),
+    }
 
 
 def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
@@ -160,13 +199,13 @@ def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
 def write_results(results: Results, path: str | Path) -> Path:
     """Write the results file atomically (a crash never leaves half a baseline)."""
     path = Path(path)
-    text = results.to_json()  # refuses NaN before anything touches the disk
     if path.is_dir():
         raise InputError(path, "is a directory; give a file name such as results.json")
     temporary = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
+        with temporary.open("w", encoding="utf-8") as file:
+            file.writelines(results.json_chunks())  # NaN raises here, before the rename
         temporary.replace(path)
     except OSError as exc:
         with suppress(OSError):
@@ -174,14 +213,17 @@ def write_results(results: Results, path: str | Path) -> Path:
         raise InputError(
             path, f"cannot write the results file: {exc.strerror or exc}; check the path"
         ) from None
+    except BaseException:
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise
     return path
 
 
 def load_results(path: str | Path) -> Results:
     path = Path(path)
-    text = read_text(path, what="results file")
-    try:
-        data = parse_json_value(text)
+    try:  # the text is not kept: at 100,000 questions it is over 100 MB
+        data = parse_json_value(read_text(path, what="results file"))
     except json.JSONDecodeError as exc:
         raise InputError(
             path, f"not valid JSON ({exc.msg}); the file may be truncated", line=exc.lineno
@@ -233,7 +275,7 @@ class _Reader:
                     f"expected a string, found {type_name(item)}",
                     key=f"{where}[{index}]",
                 )
-        return tuple(items)
+        return tuple(map(sys.intern, items))  # chunk ids and tags repeat across questions
 
     def grades(self, data: Any, key: str, path: str) -> dict[str, int]:
         """A mapping of chunk id to a non-negative integer grade."""
@@ -286,7 +328,29 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         config=read.get(config, "settings", dict, "config"),
         git=read.get(data, "git", dict, "", optional=True) or {},
         ragguard_version=read.get(data, "ragguard_version", str, "", optional=True) or "",
+        shard=_shard(read, data.get("shard"), len(questions)),
     )
+
+
+def _shard(read: _Reader, entry: Any, size: int) -> ShardInfo | None:
+    """The optional ``shard`` object; absent in unsharded (and older) results files."""
+    if entry is None:
+        return None
+    index = read.get(entry, "index", int, "shard")
+    count = read.get(entry, "count", int, "shard")
+    testset_size = read.get(entry, "testset_size", int, "shard")
+    positions = read.get(entry, "positions", list, "shard")
+    if not 1 <= index <= count:
+        raise InputError(read.source, f"index {index} is not in 1..{count}", key="shard.index")
+    if len(positions) != size or not all(
+        isinstance(p, int) and not isinstance(p, bool) and 0 <= p < testset_size for p in positions
+    ):
+        raise InputError(
+            read.source,
+            f"expected one position in 0..{testset_size - 1} per question ({size})",
+            key="shard.positions",
+        )
+    return ShardInfo(index, count, testset_size, tuple(positions))
 
 
 def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
@@ -302,7 +366,7 @@ def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
 
 
 def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
-    status = read.get(entry, "status", str, path)
+    status = sys.intern(read.get(entry, "status", str, path))
     if status not in STATUSES:
         raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")
     metrics = read.get(entry, "metrics", dict, path)

@@ -25,6 +25,7 @@ from ragguard.judge.setup import GenerationSetup, load_generation_config, prepar
 from ragguard.results import Results
 from ragguard.runs import RunRecord
 from ragguard.scoring import score_run
+from ragguard.shards import Shard, ShardSelection, mark_shard, select_shard
 from ragguard.system import build_adapter
 from ragguard.system.base import (
     Adapter,
@@ -96,10 +97,15 @@ def run_questions(
     clock: Clock = time.monotonic,
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
+    on_record: Callable[[RunRecord], object] | None = None,
 ) -> RunOutcome:
-    """Run every question through the adapter; Ctrl-C returns what is done, flagged."""
+    """Run every question through the adapter; Ctrl-C returns what is done, flagged.
+
+    ``on_record`` is called (on the calling thread) with each record as it arrives, e.g.
+    to append it to disk.
+    """
     stop = threading.Event()
-    done: dict[str, RunRecord] = {}
+    done = _Done(on_record)
     report = progress or _NoProgress()
     try:
         if isinstance(adapter, BatchAdapter):
@@ -111,6 +117,24 @@ def run_questions(
         report.close()
     ordered = {q.id: done[q.id] for q in questions if q.id in done}
     return RunOutcome(ordered, len(questions), settings.max_error_rate, interrupted)
+
+
+class _Done(dict[str, RunRecord]):
+    """The records so far; each stored record is also handed to ``on_record``."""
+
+    def __init__(self, on_record: Callable[[RunRecord], object] | None) -> None:
+        super().__init__()
+        self.on_record = on_record
+
+    def __setitem__(self, key: str, record: RunRecord) -> None:
+        super().__setitem__(key, record)
+        if self.on_record is not None:
+            self.on_record(record)
+
+    def setdefault(self, key: str, default: RunRecord) -> RunRecord:  # type: ignore[override]
+        if key not in self:
+            self[key] = default
+        return self[key]
 
 
 def _run_pool(
@@ -379,28 +403,44 @@ class SuiteRun:
     testset: TestSet
     outcome: RunOutcome
     identity: dict[str, Any]
+    shard: ShardSelection | None = None
 
 
 def run_config(
-    config: Config, *, progress_stream: IO[str] | None = None, log: Callable[[str], None]
+    config: Config,
+    *,
+    progress_stream: IO[str] | None = None,
+    log: Callable[[str], None],
+    shard: Shard | None = None,
+    done: Mapping[str, RunRecord] | None = None,
+    on_record: Callable[[RunRecord], object] | None = None,
 ) -> SuiteRun:
     """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
 
     The generation settings are checked first, so that a config mistake there does not
-    cost a run of the system.
+    cost a run of the system. With ``shard``, only that shard's questions are run; the
+    questions in ``done`` (a resumed run's earlier records) are not asked again.
     """
-    testset = load_testset(config.testset)
+    whole = load_testset(config.testset)
+    selection = select_shard(whole, shard) if shard else None
+    testset = selection.testset if selection else whole
     generation_settings(*load_generation_config(config.path))
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
-        adapter.check_known(testset.questions)
+        adapter.check_known(whole.questions)
+    earlier = dict(done or {})
+    todo = [question for question in testset.questions if question.id not in earlier]
     outcome = run_questions(
         adapter,
-        testset.questions,
+        todo,
         config.system.run,
-        progress=make_progress(len(testset), progress_stream),
+        progress=make_progress(len(todo), progress_stream),
+        on_record=on_record,
     )
-    return SuiteRun(testset, outcome, adapter.identity())
+    records = {**earlier, **outcome.records}
+    ordered = {q.id: records[q.id] for q in testset.questions if q.id in records}
+    combined = replace(outcome, records=ordered, total=len(testset))
+    return SuiteRun(testset, combined, adapter.identity(), selection)
 
 
 def score_suite_run(
@@ -436,6 +476,8 @@ def score_suite_run(
         git=git,
         **setup.score_kwargs(),
     )
+    if suite_run.shard is not None:
+        results = mark_shard(results, suite_run.shard)
     return results, setup
 
 

@@ -114,8 +114,11 @@ def mcnemar_exact(worse: int, better: int) -> float:
     n = worse + better
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1))
-    return min(1.0, 2.0 * tail / 2.0**n)
+    tail, term = 0, 1  # term is comb(n, i), updated in place: math.comb per i is quadratic
+    for i in range(min(worse, better) + 1):
+        tail += term
+        term = term * (n - i) // (i + 1)
+    return min(1.0, 2 * tail / (1 << n))  # integer division: 2.0**n overflows above n=1023
 
 
 def sign_flip_p_value(

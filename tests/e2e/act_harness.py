@@ -266,7 +266,7 @@ class Act:
         return ActRun(done.returncode, output)
 
 
-ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "src", "templates")
+ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "src", "templates", "docs")
 
 
 def copy_action(folder: Path) -> Path:

@@ -1,0 +1,86 @@
+"""The run records file written as the run goes, so a crash or a cancel keeps the work done.
+
+Each finished question's record is appended as one JSON line and flushed at once. On
+``ragguard run --resume`` the file is read back: a last line cut short by a crash is
+dropped, a later line for the same question wins, and questions whose record has no error
+are not asked again (errored ones are retried). When the run ends the file is rewritten
+whole, one record per question in test-set order, as ``ragguard score --run`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from contextlib import suppress
+from pathlib import Path
+from typing import IO
+
+from ragguard.errors import InputError, Where
+from ragguard.runs import RunRecord, dump_run, record_from_mapping
+from ragguard.sources import iter_jsonl_objects, read_text
+
+
+class RecordJournal:
+    """Appends records as JSON lines, flushed one by one (thread-safe)."""
+
+    def __init__(self, path: Path, *, append: bool) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] = path.open("a" if append else "w", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def __call__(self, record: RunRecord) -> None:
+        line = json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False) + "\n"
+        with self._lock:
+            self._file.write(line)
+            self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def read_journal(path: Path) -> dict[str, RunRecord]:
+    """The records of an earlier, possibly unfinished run (none if there is no file)."""
+    if not path.exists():
+        return {}
+    text = read_text(path, what="run records")
+    if not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]  # the line being written when the run died
+    records: dict[str, RunRecord] = {}
+    for number, obj in iter_jsonl_objects(text, path):
+        record = record_from_mapping(obj, Where(path, number))
+        records[record.id] = record
+    return records
+
+
+def records_to_keep(
+    previous: Mapping[str, RunRecord], question_ids: Iterable[str], path: Path
+) -> dict[str, RunRecord]:
+    """The earlier records a resumed run keeps: those without an error.
+
+    A record for a question this run does not have means the file belongs to another
+    run (another ``--shard`` or test set): refused rather than silently mixed in.
+    """
+    wanted = set(question_ids)
+    for question_id in previous:
+        if question_id not in wanted:
+            raise InputError(
+                path,
+                f"has a record for question {question_id!r}, which this run does not ask "
+                "(another --shard or test set?); delete the file or run without --resume",
+            )
+    return {qid: record for qid, record in previous.items() if not record.error}
+
+
+def write_records(path: Path, records: Iterable[RunRecord]) -> None:
+    """Replace the records file atomically with the final, ordered records."""
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        temporary.write_text(dump_run(records), encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        with suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise InputError(path, f"cannot write the run records: {exc.strerror or exc}") from None
