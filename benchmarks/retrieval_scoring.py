@@ -1,4 +1,4 @@
-"""Retrieval scoring speed: ragguard against pytrec_eval, in one process, same data.
+"""Retrieval scoring speed: ragguard against pytrec_eval and ranx, in one process, same data.
 
 Seeded random data: N questions (default 10,000) x K ranked chunks (default 100), each with
 about 5 graded labels (3 to 7, grades 0-3, at least one relevant, some never retrieved).
@@ -10,8 +10,12 @@ Metrics: ndcg@10, recall@100, mrr@10 and map@100, per question.
   values out. mrr@10 is trec_eval's recip_rank on the run cut at 10 chunks, so that needs a
   second evaluator over a second, cut run, as a user would do it; the cut run is built
   before the clock starts (in pytrec_eval's favour).
+- ranx (when installed: ``pip install ranx``; it is not in the test extra, it brings numba):
+  ``Qrels(grades)``, ``Run(run)`` and ``evaluate(..., return_mean=False)``, which gives the
+  per-question values. Its numba functions are compiled by a warm-up call on a tiny input
+  before the clock starts (in ranx's favour: a user's first call in a process pays for it).
 
-Every per-question value of the two is checked equal (to 1e-9) before any figure is printed.
+Every per-question value of the tools is checked equal (to 1e-9) before any figure is printed.
 Each tool runs ``--repeat`` times, interleaved, garbage collector on; the ratios are printed
 for the best runs, the medians and the best CPU times. Two figures: end to end (set-up
 included: what one evaluation costs, the target) and scoring only (set-up reused).
@@ -37,6 +41,11 @@ try:
     import pytrec_eval
 except ImportError:  # pragma: no cover - a message, not a traceback
     sys.exit("pytrec_eval is missing: pip install -e '.[test]' (package pytrec-eval-terrier)")
+
+try:
+    import ranx
+except ImportError:  # pragma: no cover - ranx is optional
+    ranx = None
 
 METRICS = "ndcg@10,recall@100,mrr@10,map@100"
 MAIN_MEASURES = {"ndcg_cut.10", "recall.100", "map_cut.100"}
@@ -95,6 +104,28 @@ def pytrec_eval_end_to_end(data: Data) -> tuple[dict, dict]:
     return main, rr
 
 
+RANX_METRICS = ["ndcg@10", "recall@100", "mrr@10", "map@100"]
+
+
+def ranx_end_to_end(data: Data) -> tuple[list[str], dict]:
+    qrels, run = ranx.Qrels(data.grades), ranx.Run(data.run)
+    return run.keys(), ranx.evaluate(qrels, run, RANX_METRICS, return_mean=False)
+
+
+def warm_up_ranx() -> None:
+    """Compile ranx's numba functions before any clock starts."""
+    tiny = make_data(3, 10)
+    ranx_end_to_end(tiny)
+
+
+def ranx_as_ragguard_names(result: tuple[list[str], dict]) -> dict[str, dict[str, float]]:
+    qids, values = result
+    return {
+        qid: {name: float(values[name][index]) for name in RANX_METRICS}
+        for index, qid in enumerate(qids)
+    }
+
+
 def as_ragguard_names(main: Mapping, rr: Mapping) -> dict[str, dict[str, float]]:
     return {
         qid: {
@@ -107,49 +138,49 @@ def as_ragguard_names(main: Mapping, rr: Mapping) -> dict[str, dict[str, float]]
     }
 
 
-def check_equal(ours: Mapping, theirs: Mapping) -> int:
+def check_equal(ours: Mapping, theirs: Mapping, tool: str = "pytrec_eval") -> int:
     """Compare every per-question value; exit with the first difference."""
-    if ours.keys() != theirs.keys():
-        sys.exit("FAIL: the two evaluated different questions")
+    if set(ours) != set(theirs):
+        sys.exit(f"FAIL: ragguard and {tool} evaluated different questions")
     compared = 0
     for qid, values in ours.items():
         for name, value in values.items():
             if abs(value - theirs[qid][name]) > TOLERANCE:
-                sys.exit(
-                    f"FAIL: {qid} {name}: ragguard {value!r}, pytrec_eval {theirs[qid][name]!r}"
-                )
+                sys.exit(f"FAIL: {qid} {name}: ragguard {value!r}, {tool} {theirs[qid][name]!r}")
             compared += 1
     return compared
 
 
 def scoring_only(data: Data, repeat: int) -> dict[str, Timing]:
-    """Both with their per-evaluation set-up (Labels, RelevanceEvaluator) done beforehand."""
+    """Each tool with its per-evaluation set-up (Labels, RelevanceEvaluator, ranx's Qrels and
+    Run) done beforehand."""
     specs = parse_metric_list(METRICS)
     labels = {qid: Labels.from_grades(g) for qid, g in data.grades.items()}
     rankings = data.rankings
     main_evaluator = pytrec_eval.RelevanceEvaluator(data.grades, MAIN_MEASURES)
     rr_evaluator = pytrec_eval.RelevanceEvaluator(data.grades, {"recip_rank"})
-    timings, _ = measure(
-        {
-            "ragguard": lambda: {
-                q: score_ranking(r, labels[q], specs) for q, r in rankings.items()
-            },
-            "pytrec_eval": lambda: (
-                main_evaluator.evaluate(data.run),
-                rr_evaluator.evaluate(data.run_top),
-            ),
-        },
-        repeat,
-    )
+    steps = {
+        "ragguard": lambda: {q: score_ranking(r, labels[q], specs) for q, r in rankings.items()},
+        "pytrec_eval": lambda: (
+            main_evaluator.evaluate(data.run),
+            rr_evaluator.evaluate(data.run_top),
+        ),
+    }
+    if ranx is not None:
+        qrels, run = ranx.Qrels(data.grades), ranx.Run(data.run)
+        steps["ranx"] = lambda: ranx.evaluate(qrels, run, RANX_METRICS, return_mean=False)
+    timings, _ = measure(steps, repeat)
     return timings
 
 
 def report(title: str, timings: Mapping[str, Timing]) -> None:
-    ours, theirs = timings["ragguard"], timings["pytrec_eval"]
+    ours = timings["ragguard"]
     print(title)
-    print(f"  ragguard     {ours.describe()}")
-    print(f"  pytrec_eval  {theirs.describe()}")
-    print(f"  ratio pytrec_eval / ragguard: {ratio_line(theirs, ours)}")
+    for name, timing in timings.items():
+        print(f"  {name:<12} {timing.describe()}")
+    for name, timing in timings.items():
+        if name != "ragguard":
+            print(f"  ratio {name} / ragguard: {ratio_line(timing, ours)}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -171,23 +202,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         "medians, and of the best CPU times (this process only)"
     )
 
-    timings, results = measure(
-        {
-            "ragguard": lambda: ragguard_end_to_end(data),
-            "pytrec_eval": lambda: pytrec_eval_end_to_end(data),
-        },
-        args.repeat,
-    )
+    steps = {
+        "ragguard": lambda: ragguard_end_to_end(data),
+        "pytrec_eval": lambda: pytrec_eval_end_to_end(data),
+    }
+    if ranx is None:
+        print("ranx: not installed (pip install ranx), left out")
+    else:
+        warm_up_ranx()
+        steps["ranx"] = lambda: ranx_end_to_end(data)
+    timings, results = measure(steps, args.repeat)
     compared = check_equal(results["ragguard"], as_ragguard_names(*results["pytrec_eval"]))
-    print(f"values equal: {compared:,} per-question values agree to {TOLERANCE:g}")
+    print(f"values equal: {compared:,} per-question values agree with pytrec_eval to {TOLERANCE:g}")
+    if "ranx" in results:
+        compared = check_equal(results["ragguard"], ranx_as_ragguard_names(results["ranx"]), "ranx")
+        print(f"values equal: {compared:,} per-question values agree with ranx to {TOLERANCE:g}")
     report(
         "end to end, what one evaluation costs (the target; ragguard: Labels.from_grades + "
         "score_ranking per question; pytrec_eval: 2 x RelevanceEvaluator(qrels, measures) + "
-        "evaluate(run), the cut run for mrr@10 prepared beforehand):",
+        "evaluate(run), the cut run for mrr@10 prepared beforehand; ranx: Qrels + Run + evaluate):",
         timings,
     )
     report(
-        "scoring only (Labels and RelevanceEvaluators built beforehand and reused):",
+        "scoring only (Labels, RelevanceEvaluators, ranx Qrels and Run built beforehand and reused):",
         scoring_only(data, args.repeat),
     )
 

@@ -281,15 +281,22 @@ EXIT_INTERRUPTED = 130
     help="Where to write the GitHub workflow files.",
 )
 @click.option("--no-workflows", is_flag=True, help="Write ragguard.yml only.")
+@click.option(
+    "--matrix",
+    is_flag=True,
+    help="Write the sharded workflow (a job matrix, then one merging job) as ragguard.yml.",
+)
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
-def init(config_path: Path, workflows_dir: Path, no_workflows: bool, force: bool) -> None:
+def init(
+    config_path: Path, workflows_dir: Path, no_workflows: bool, matrix: bool, force: bool
+) -> None:
     """Write a commented starter ragguard.yml and the GitHub workflow files."""
     from ragguard.config import write_starter
     from ragguard.scaffold import write_workflows
 
     if not force and config_path.exists():
         raise InputError(config_path, "already exists; pass --force to overwrite it")
-    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force)
+    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force, matrix=matrix)
     write_starter(config_path, force=force)
     for path in (config_path, *workflows):
         click.echo(f"wrote {path}")
@@ -567,15 +574,20 @@ def _run_ci(mode: str | None) -> None:
     import os
 
     from ragguard.ci.glue import Collaborators, evaluate_config, git_commit_time, run_ci
+    from ragguard.ci.outputs import ci_secrets, mask_secrets
     from ragguard.ci.settings import read_settings
     from ragguard.github import GitHubClient, GitHubError
 
     settings = read_settings(os.environ)
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # masks first, before anything is logged
+        mask_secrets(ci_secrets(os.environ, settings.github.token, settings.config), click.echo)
     if mode is not None:
         settings = dataclasses.replace(settings, mode=mode)
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
-        evaluate=functools.partial(evaluate_config, cache_dir=settings.cache_dir),
+        evaluate=functools.partial(
+            evaluate_config, cache_dir=settings.cache_dir, shard=settings.shard
+        ),
         commit_time=git_commit_time,
     )
     try:

@@ -48,6 +48,9 @@ SECTION_KEYS = (
     "cache",
 )
 TOP_LEVEL_KEYS = OWN_KEYS + SECTION_KEYS
+# sections whose value must be a mapping; the generation ones may also be a method name
+MAPPING_SECTIONS = ("gate", "judge", "baseline", "comment")
+METHOD_SECTIONS = ("faithfulness", "answer_relevance", "abstention")
 
 ADAPTER_KINDS = ("python", "command", "http", "recorded")
 RUN_KEYS = ("concurrency", "timeout", "retries", "max_error_rate")
@@ -141,8 +144,22 @@ def config_from_mapping(data: Any, path: Path) -> Config:
         corpus=_existing_path(data, "corpus", where, root, required=False),
         system=_system(data["system"], where, root),
         metrics=_metrics(data.get("metrics"), where),
-        sections={key: data[key] for key in SECTION_KEYS if key in data},
+        sections=_sections(data, where),
     )
+
+
+def _sections(data: LineDict, where: Where) -> dict[str, Any]:
+    """The sections as parsed, once each has the shape its owner reads (errors need the line
+    of the section's key, which only the top-level mapping knows)."""
+    for key in (*MAPPING_SECTIONS, *METHOD_SECTIONS):
+        value = data.get(key)
+        if value is None or isinstance(value, LineDict):
+            continue
+        if key in METHOD_SECTIONS and isinstance(value, str):
+            continue
+        expected = "a mapping or a method name" if key in METHOD_SECTIONS else "a mapping"
+        raise where.error(f"expected {expected}, found {type_name(value)}", key=key)
+    return {key: data[key] for key in SECTION_KEYS if key in data}
 
 
 def _suite(data: LineDict, where: Where, root: Path) -> str:
@@ -185,7 +202,8 @@ def _metrics(value: Any, where: Where) -> tuple[MetricSpec, ...]:
     line = where.key_lines.get("metrics")
     if isinstance(value, str):
         items, lines = value.split(","), [line] * len(value.split(","))
-    elif isinstance(value, LineList) and all(isinstance(item, str) for item in value):
+    elif isinstance(value, LineList):
+        _check_metric_items(value, where)
         items, lines = list(value), list(value.item_lines)
     else:
         raise where.error(
@@ -202,6 +220,17 @@ def _metrics(value: Any, where: Where) -> tuple[MetricSpec, ...]:
         return parse_metric_list(items)
     except MetricNameError as exc:
         raise InputError(where.source, str(exc), line=line, key="metrics") from None
+
+
+def _check_metric_items(value: LineList, where: Where) -> None:
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise InputError(
+                where.source,
+                f"expected a metric name such as mrr or ndcg@3, found {type_name(item)}",
+                line=value.item_lines[index],
+                key=f"metrics[{index}]",
+            )
 
 
 def _system(value: Any, where: Where, root: Path) -> SystemConfig:

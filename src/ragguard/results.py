@@ -300,14 +300,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 def results_from_dict(data: Any, source: str | Path = "results") -> Results:
     """Rebuild :class:`Results` from its JSON form, refusing unknown schema versions."""
     read = _Reader(source)
-    schema = read.get(data, "schema", str, "")
-    if schema not in SUPPORTED_SCHEMAS:
-        raise InputError(
-            source,
-            f"results schema {schema!r} is not supported; this ragguard {__version__} reads "
-            f"{', '.join(SUPPORTED_SCHEMAS)}; re-create the file with this version, or upgrade ragguard",
-            key="schema",
-        )
+    _check_schema(read, data)
     testset = read.get(data, "testset", dict, "")
     config = read.get(data, "config", dict, "")
     summary = {
@@ -318,6 +311,7 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         _question(read, entry, f"questions[{index}]")
         for index, entry in enumerate(read.get(data, "questions", list, ""))
     )
+    _check_unique_ids(questions, source)
     return Results(
         suite=read.get(data, "suite", str, ""),
         created_at=read.get(data, "created_at", str, ""),
@@ -330,6 +324,36 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         ragguard_version=read.get(data, "ragguard_version", str, "", optional=True) or "",
         shard=_shard(read, data.get("shard"), len(questions)),
     )
+
+
+def _check_schema(read: _Reader, data: Any) -> None:
+    """Refuse a schema this version cannot read, listing the ones it can."""
+    schema = read.get(data, "schema", object, "", optional=True)
+    if schema in SUPPORTED_SCHEMAS:
+        return
+    reads = f"this ragguard {__version__} reads {', '.join(SUPPORTED_SCHEMAS)}"
+    if schema is None:
+        message = f"missing; not a ragguard results file ({reads})"
+    else:
+        message = (
+            f"results schema {schema!r} is not supported; {reads}; "
+            "re-create the file with this version, or upgrade ragguard"
+        )
+    raise InputError(read.source, message, key="schema")
+
+
+def _check_unique_ids(questions: tuple[QuestionResult, ...], source: str | Path) -> None:
+    """Compare pairs questions by id: a repeated id would silently drop one of them."""
+    first: dict[str, int] = {}
+    for index, question in enumerate(questions):
+        if question.id in first:
+            raise InputError(
+                source,
+                f"duplicate question id {question.id!r} (first at questions[{first[question.id]}]); "
+                "the file is damaged, re-create it",
+                key=f"questions[{index}].id",
+            )
+        first[question.id] = index
 
 
 def _shard(read: _Reader, entry: Any, size: int) -> ShardInfo | None:
@@ -373,7 +397,9 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
     for name, value in metrics.items():
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise InputError(
-                read.source, "metric values must be numbers", key=f"{path}.metrics.{name}"
+                read.source,
+                f"metric values must be numbers, found {type_name(value)}",
+                key=f"{path}.metrics.{name}",
             )
     sentences = tuple(
         SentenceVerdict(

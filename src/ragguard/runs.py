@@ -21,6 +21,7 @@ from ragguard.sources import (
     is_finite_number,
     iter_jsonl_objects,
     read_text,
+    shown,
     type_name,
     unknown_key_message,
 )
@@ -142,7 +143,9 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
         raise where.error(f"expected a string or null, found {type_name(answer)}", key="answer")
     latency = obj.get("latency_ms")
     if latency is not None and not (is_finite_number(latency) and latency >= 0):
-        raise where.error(f"expected a non-negative number, found {latency!r}", key="latency_ms")
+        raise where.error(
+            f"expected a non-negative number, found {shown(latency)}", key="latency_ms"
+        )
     error = obj.get("error")
     if error is not None and not isinstance(error, str):
         error = json.dumps(error)
@@ -184,7 +187,7 @@ def _chunk(item: Any, index: int, where: Where) -> Chunk:
         raise where.error(f"'text' must be a string, found {type_name(text)}", key=key)
     score = item.get("score")
     if score is not None and not is_finite_number(score):
-        raise where.error(f"'score' must be a finite number, found {score!r}", key=key)
+        raise where.error(f"'score' must be a finite number, found {shown(score)}", key=key)
     return Chunk(chunk_id, text, float(score) if score is not None else None)
 
 

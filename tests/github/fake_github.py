@@ -111,11 +111,14 @@ class Fault:
     message: str = "Server Error"
     headers: dict[str, str] = field(default_factory=dict)
     # "status" (answer with it), "reset" (TCP RST, no answer), "stall" (sleep ``delay``, then
-    # answer normally) or "barrier" (wait until ``times`` requests arrived, then answer normally).
+    # answer normally: the write happens late), "hang" (sleep ``delay``, then reset: the server
+    # never acted) or "barrier" (wait until ``times`` requests arrived, then answer normally).
     kind: str = "status"
     delay: float = 0.0
     hits: int = 0
     barrier: threading.Barrier | None = None
+    # Let this many matching requests through untouched first (to fail a later call only).
+    after: int = 0
 
 
 @dataclass
@@ -457,11 +460,14 @@ class FakeGitHub:
         headers: dict[str, str] | None = None,
         kind: str = "status",
         delay: float = 0.0,
+        after: int = 0,
     ) -> Fault:
-        """Make the next ``times`` requests whose path matches ``pattern`` (re.search) fail."""
+        """Make the next ``times`` requests whose path matches ``pattern`` (re.search) fail,
+        once ``after`` matching requests have been answered normally."""
         fault = Fault(
             re.compile(pattern), method, times, status, message, headers or {}, kind, delay
         )
+        fault.after = after
         if kind == "barrier":
             fault.barrier = threading.Barrier(times)
         with self.lock:
@@ -566,6 +572,9 @@ class FakeGitHub:
                     and fault.pattern.search(path)
                     and fault.method in (None, method)
                 ):
+                    if fault.after > 0:
+                        fault.after -= 1
+                        continue
                     fault.times -= 1
                     fault.hits += 1
                     return fault
@@ -608,6 +617,9 @@ class FakeGitHub:
         fault = self._take_fault(record.method, path)
         if fault is not None:
             if fault.kind == "reset":
+                return -1, None, {}
+            if fault.kind == "hang":
+                self._stopping.wait(fault.delay)
                 return -1, None, {}
             if fault.kind == "stall":
                 self._stopping.wait(fault.delay)

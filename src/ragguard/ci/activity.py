@@ -11,7 +11,7 @@
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
 the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. Saving a baseline is refused
 for ``pull_request`` and ``pull_request_target`` events whatever the mode: those runs execute
-the pull request's code.
+the pull request's code; and for a ``workflow_run`` that follows anything but a push.
 """
 
 from __future__ import annotations
@@ -47,6 +47,13 @@ def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = No
             "input mode",
             f"a {event.name} run executes the pull request's code and may not save a baseline; "
             "baselines are saved from push, schedule or workflow_dispatch runs",
+        )
+    if activity.save_baseline and event.name == "workflow_run" and event.run_event != "push":
+        raise InputError(
+            "input mode",
+            f"a workflow_run after a {event.run_event or 'unknown'} run may hold a pull "
+            "request's results and may not save a baseline; baselines are saved from push, "
+            "schedule or workflow_dispatch runs (or a workflow_run after a push)",
         )
     return activity
 

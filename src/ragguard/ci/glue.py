@@ -11,6 +11,11 @@ Every collaborator that does I/O (GitHub, the evaluation, git, the log) is hande
 run. Once the pending status is set, any exception ends in an ``error`` status before it
 propagates: a check is never left pending forever.
 
+A job matrix splits the run: with the ``shard`` input a job only evaluates its shard and
+leaves the partial results on disk (no status, comment or baseline: the verdict is over all
+questions); with ``parts`` the final job merges the shard jobs' results instead of running
+the system, then compares and reports exactly as an unsharded run does.
+
 Fork pull requests run with a read-only token: the first write answers 403. From then on no
 write is attempted; the comment and status are written to ``publish.json`` in the results
 folder, for the workflow to upload as an artifact and a ``workflow_run`` workflow to post.
@@ -28,10 +33,13 @@ from typing import Protocol
 
 from ragguard.ci.activity import BASELINE, PUBLISH, PULL_REQUEST, Activity, choose_activity
 from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
+from ragguard.ci.parts import merge_shard_results
 from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
 from ragguard.ci.rerun import rerun_in_worktree
+from ragguard.ci.salvage import leave_reports, mark_reports, set_pending
 from ragguard.ci.sections import CiOptions, ci_options
 from ragguard.ci.settings import CiSettings
+from ragguard.ci.superseded import head_moved
 from ragguard.ci.trend import trend_markdown
 from ragguard.compare import (
     ERROR,
@@ -62,6 +70,7 @@ from ragguard.render import (
     render_summary,
 )
 from ragguard.results import Results, load_results, results_from_dict
+from ragguard.shards import Shard
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
 
@@ -138,6 +147,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     activity = choose_activity(settings.event, settings.mode, settings.pr)
     log(f"ragguard: {activity.why}")
     if activity.kind == PUBLISH:
+        _refuse_shard_inputs(settings)
         return _publish(settings, collaborators)
     config = load_config(settings.config)
     rules = gate_rules_from_mapping(config.sections.get("gate"), config.path)
@@ -145,14 +155,18 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     target = resolve_target(activity, settings, collaborators.github)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
         _check_checkout(target, collaborators.head_commit())
+    if settings.shard is not None:
+        return _run_shard(settings, collaborators, config, target)
     status = StatusReporter(collaborators.github, target.sha, config.suite, log)
-    status.set("pending", f"evaluating {config.suite}")
+    before = mark_reports(settings.results_dir)
+    set_pending(status.set, f"evaluating {config.suite}", log)
     try:
         return _evaluate_and_report(
             settings, opts, collaborators, activity, config, rules, target, status
         )
     except BaseException as exc:
         _error_status(status, exc, log)
+        leave_reports(settings.results_dir, settings.output_file, config.suite, exc, log, before)
         raise
 
 
@@ -164,6 +178,38 @@ def _check_checkout(target: Target, checked_out: str | None) -> None:
             f"the checkout is {checked_out[:12]} but #{target.pr}'s head is {target.sha[:12]}; "
             f"check out refs/pull/{target.pr}/head before ragguard (see docs/action.md)",
         )
+
+
+def _refuse_shard_inputs(settings: CiSettings) -> None:
+    if settings.shard is not None or settings.parts:
+        name = "shard" if settings.shard is not None else "parts"
+        raise InputError(
+            f"input {name}", "is for evaluating a run, not for publishing; leave it empty here"
+        )
+
+
+def _run_shard(
+    settings: CiSettings, collab: Collaborators, config: Config, target: Target
+) -> CiOutcome:
+    """A matrix job: evaluate one shard and leave its results for the final job to merge.
+
+    Nothing is posted: the verdict, the comment and the status are over all questions, so
+    only the final job (``parts``) knows them. Collaborators.evaluate runs only the shard
+    (the CLI binds ``settings.shard`` to it), and the results carry the shard marker.
+    """
+    out = settings.results_dir
+    out.mkdir(parents=True, exist_ok=True)
+    results = collab.evaluate(config, {"sha": target.sha, "ref": settings.event.ref}, out)
+    results_path = out / "results.json"
+    results_path.write_text(results.to_json(), encoding="utf-8")
+    line = (
+        f"ragguard: shard {settings.shard} of {config.suite}: {len(results.questions)} "
+        f"questions evaluated; results in {results_path} for the final job to merge"
+    )
+    collab.log(line)
+    append_summary(settings.summary_file, line + "\n")
+    write_outputs(settings.output_file, {"results-path": str(results_path)})
+    return CiOutcome(None, "", EXIT_OK, None, results_path, False)
 
 
 def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
@@ -226,8 +272,7 @@ def _evaluate_and_report(
 ) -> CiOutcome:
     out = settings.results_dir
     out.mkdir(parents=True, exist_ok=True)
-    git = {"sha": target.sha, "ref": settings.event.ref}
-    results = collab.evaluate(config, git, out)
+    results = _head_results(settings, collab, config, target, out)
     results_path = out / "results.json"
     results_path.write_text(results.to_json(), encoding="utf-8")
 
@@ -245,7 +290,7 @@ def _evaluate_and_report(
     collab.log(f"ragguard: {config.suite}: {comparison.verdict}; results in {results_path}")
 
     comment = None
-    if target.pr is not None:
+    if target.pr is not None and not head_moved(collab.github, target.pr, target.sha, collab.log):
         comment = _post_comment(
             opts, collab, status, target.pr, config.suite, comment_body, comparison
         )
@@ -259,6 +304,7 @@ def _evaluate_and_report(
     outputs = action_outputs(
         comparison,
         results_path=results_path,
+        comment_path=out / "comment.md",
         comment_url=comment.url if comment else None,
         comment_id=comment.id if comment else None,
         status=state,
@@ -269,6 +315,20 @@ def _evaluate_and_report(
     write_outputs(settings.output_file, outputs)
     code = exit_code(comparison, settings.fail_on, activity)
     return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def _head_results(
+    settings: CiSettings, collab: Collaborators, config: Config, target: Target, out: Path
+) -> Results:
+    """This run's results: evaluated here, or merged from the shard jobs' parts."""
+    if not settings.parts:
+        return collab.evaluate(config, {"sha": target.sha, "ref": settings.event.ref}, out)
+    merged, paths = merge_shard_results(settings.parts, config.suite, target.sha)
+    collab.log(
+        f"ragguard: merged {len(paths)} shard results ({len(merged.questions)} questions): "
+        + ", ".join(map(str, paths))
+    )
+    return merged
 
 
 def fetch_baseline(
@@ -491,15 +551,19 @@ def _write_publish(
 
 
 def evaluate_config(
-    config: Config, git: Mapping[str, str | None], out: Path, cache_dir: Path | None = None
+    config: Config,
+    git: Mapping[str, str | None],
+    out: Path,
+    cache_dir: Path | None = None,
+    shard: Shard | None = None,
 ) -> Results:
-    """Run the suite's system over its test set and score it (as `ragguard run` does)."""
+    """Run the suite's system over its test set (or one shard of it) and score it."""
     from ragguard.runner import LineLog, run_config, score_suite_run
     from ragguard.runs import dump_run
 
     log = LineLog(out / "system.log")
     try:
-        suite_run = run_config(config, progress_stream=sys.stderr, log=log)
+        suite_run = run_config(config, progress_stream=sys.stderr, log=log, shard=shard)
     finally:
         log.close()
     records = suite_run.outcome.records.values()

@@ -8,10 +8,14 @@ posts it. What it trusts and what it does not:
 
 * the pull request comes from the API (open pull requests whose head is the run's head sha),
   never from a number in the artifact;
-* the artifact must describe the run's own head sha, the suite name must be a plain name, the
-  state one of success/failure/error, and the comment must start with that suite's marker;
+* the artifact must describe the run's own head sha, the suite name must be a plain name and
+  the one in the artifact's name, the state one of success/failure/error, and the comment must
+  start with that suite's marker and fit GitHub's size limit;
 * the artifact's content was produced by the pull request's code, so the comment and status
-  say what that code reported: see docs/action.md on fork pull requests.
+  say what that code reported: see docs/action.md on fork pull requests. The comment is
+  posted by a bot with a write token, so it is first made as inert as ragguard's own output
+  (:func:`inert_comment`): only the leading marker stays an HTML comment, only the tags
+  ragguard writes stay tags, and no mention, issue reference, link, image or autolink is left.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import Any
 
 from ragguard.errors import InputError
 from ragguard.github import GitHubClient, comment_marker
+from ragguard.render import COMMENT_LIMIT, comment_length, printable
+from ragguard.render.text import ZERO_WIDTH_SPACE
 
 PUBLISH_SCHEMA = "ragguard.publish/1"
 ARTIFACT_PREFIX = "ragguard-publish-"
@@ -33,6 +39,22 @@ PUBLISH_MEMBER = "publish.json"
 MAX_PUBLISH_BYTES = 2 * 1024 * 1024
 STATES = ("success", "failure", "error")
 _SUITE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+DESCRIPTION_LIMIT = 140
+# What ragguard's own comments hold, and so all a published one may keep as markup.
+_OWN_TAG = re.compile(r"</?(?:details|summary|sub|code)>")
+_HTML_OPEN = re.compile(r"<(?=[A-Za-z/!?])")  # a tag, a comment, a declaration, an autolink
+# An unescaped "]" (after an even run of backslashes) before "(" or "[" ends a link or image.
+_LINK_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)\](?=[(\[])")
+# A link definition ([ref]: url) opens a line, also inside a quote or a list item.
+_DEFINITION = re.compile(r"^([ \t>*+\-0-9.)]*)\[(?=(?:[^\]\\]|\\.)*\]:)", re.MULTILINE)
+# A mention (@user, @org/team), an e-mail autolink (a@b.example), an issue reference (#1,
+# org/repo#1, GH-1); a metric name such as hit_rate@3 is none of them and stays as it is.
+_MENTION_OR_REFERENCE = re.compile(
+    r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])|(?<=[A-Za-z0-9_])@(?![0-9]+\b)(?=[A-Za-z0-9])"
+    r"|#(?=[0-9])|\bGH-(?=[0-9])",
+    re.IGNORECASE,
+)
+_AUTOLINK = re.compile(r"(?i)\b(?:(?:https?|ftp)(?=://)|(?:mailto|xmpp)(?=:)|www(?=\.))")
 
 
 def publish_artifact_name(suite: str) -> str:
@@ -63,8 +85,54 @@ def publish_document(
     }
 
 
-def parse_report(data: bytes, where: str, run_head_sha: str) -> Report:
-    """Check an artifact's publish.json; InputError (one line) says what is wrong."""
+def inert_comment(comment: str, marker: str) -> str:
+    """A published comment with nothing active left after ``marker`` (its first line).
+
+    Every ``<`` that would open HTML or an autolink, other than ragguard's own tags, becomes
+    ``&lt;`` (so no other HTML, no second marker), and so does one of those tags that is not
+    half of an open-close pair; a zero-width space goes after every ``@``, ``#`` and ``GH-``
+    that would mention or reference, and inside every autolink; a backslash breaks every
+    link, image and link definition. ragguard's own comments come through unchanged, apart
+    from a zero-width space in a ``#<number>`` (their text is escaped this way already).
+    """
+    body = comment[len(marker) :]
+    pieces = _OWN_TAG.split(body)
+    tags = [tag if keep else "&lt;" + tag[1:] for tag, keep in _paired(_OWN_TAG.findall(body))]
+    safe = [_inert_text(piece) for piece in pieces]
+    out = [safe[0]]
+    for tag, piece in zip(tags, safe[1:], strict=True):
+        out += [tag, piece]
+    return marker + "".join(out)
+
+
+def _paired(tags: list[str]) -> list[tuple[str, bool]]:
+    """Each tag, and whether it is half of an open-close pair (only pairs stay tags)."""
+    keep = [False] * len(tags)
+    open_tags: list[int] = []
+    for index, tag in enumerate(tags):
+        if not tag.startswith("</"):
+            open_tags.append(index)
+        elif open_tags and tags[open_tags[-1]] == "<" + tag[2:]:
+            keep[open_tags.pop()] = keep[index] = True
+    return list(zip(tags, keep, strict=True))
+
+
+def _inert_text(text: str) -> str:
+    text = _HTML_OPEN.sub("&lt;", text)
+    text = _LINK_OPEN.sub(lambda m: m.group(1) + "]\\", text)
+    text = _DEFINITION.sub(lambda m: m.group(1) + "\\[", text)
+    text = _MENTION_OR_REFERENCE.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, text)
+    return _AUTOLINK.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, text)
+
+
+def parse_report(
+    data: bytes, where: str, run_head_sha: str, expected_suite: str | None = None
+) -> Report:
+    """Check an artifact's publish.json; InputError (one line) says what is wrong.
+
+    ``expected_suite`` is the suite the artifact's name promises; the comment comes back
+    through :func:`inert_comment`, the description as one plain line.
+    """
     try:
         document = json.loads(data)
     except ValueError as exc:
@@ -75,19 +143,36 @@ def parse_report(data: bytes, where: str, run_head_sha: str) -> Report:
     comment, state = document.get("comment"), document.get("state")
     description = document.get("description")
     if not isinstance(suite, str) or not _SUITE.fullmatch(suite):
-        raise InputError(where, f"suite {suite!r} is not a plain suite name")
+        raise InputError(where, f"suite {_shown(suite)} is not a plain suite name")
+    if expected_suite is not None and suite != expected_suite:
+        raise InputError(
+            where, f"is about suite {suite}, but the artifact's name says {expected_suite}"
+        )
     if head != run_head_sha:
-        raise InputError(where, f"describes commit {head!r}, not the run's head {run_head_sha}")
+        raise InputError(
+            where, f"describes commit {_shown(head)}, not the run's head {run_head_sha}"
+        )
     if state not in STATES:
-        raise InputError(where, f"state {state!r} is not one of {', '.join(STATES)}")
-    if not isinstance(comment, str) or not comment.startswith(comment_marker(suite)):
+        raise InputError(where, f"state {_shown(state)} is not one of {', '.join(STATES)}")
+    marker = comment_marker(suite)
+    if not isinstance(comment, str) or not comment.startswith(marker):
         raise InputError(where, "the comment does not start with the suite's marker")
+    inert = inert_comment(comment, marker)
+    if comment_length(inert) >= COMMENT_LIMIT:
+        raise InputError(where, f"the comment is over GitHub's {COMMENT_LIMIT} characters")
     if not isinstance(description, str):
         raise InputError(where, "description is not text")
-    return Report(suite, head, comment, state, description)
+    return Report(suite, head, inert, state, printable(description, DESCRIPTION_LIMIT))
 
 
-def report_from_zip(data: bytes, where: str, run_head_sha: str) -> Report:
+def _shown(value: object) -> str:
+    """An artifact's value in an error line: one printable line, short."""
+    return printable(repr(value), 80)
+
+
+def report_from_zip(
+    data: bytes, where: str, run_head_sha: str, expected_suite: str | None = None
+) -> Report:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         info = archive.getinfo(PUBLISH_MEMBER)
@@ -95,7 +180,7 @@ def report_from_zip(data: bytes, where: str, run_head_sha: str) -> Report:
         raise InputError(where, f"no {PUBLISH_MEMBER} in the artifact") from None
     if info.file_size > MAX_PUBLISH_BYTES:
         raise InputError(where, f"{PUBLISH_MEMBER} is over {MAX_PUBLISH_BYTES} bytes")
-    return parse_report(archive.read(info), where, run_head_sha)
+    return parse_report(archive.read(info), where, run_head_sha, expected_suite)
 
 
 @dataclass(frozen=True)
@@ -125,7 +210,9 @@ def publish_run(
     done = []
     for artifact in artifacts:
         where = f"artifact {artifact.name} ({artifact.id})"
-        report = report_from_zip(github.download_artifact(artifact.id), where, run_head_sha)
+        expected = artifact.name.removeprefix(ARTIFACT_PREFIX)
+        data = github.download_artifact(artifact.id)
+        report = report_from_zip(data, where, run_head_sha, expected)
         github.set_status(report.head_sha, report.suite, report.state, report.description)
         url = None
         for pull in pulls:

@@ -15,6 +15,7 @@ from pathlib import Path
 from ragguard.errors import InputError
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
+from ragguard.shards import Shard, parse_shard
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")
@@ -33,6 +34,8 @@ INPUT_VARIABLES = {
     "pr": "RAGGUARD_PR",
     "results-dir": "RAGGUARD_RESULTS_DIR",
     "cache-dir": "RAGGUARD_CACHE_DIR",
+    "shard": "RAGGUARD_SHARD",
+    "parts": "RAGGUARD_PARTS",
 }
 
 
@@ -53,6 +56,8 @@ class CiSettings:
     pr: int | None = None
     results_dir: Path = Path("ragguard-results")
     cache_dir: Path | None = None  # None: judge.cache in ragguard.yml
+    shard: Shard | None = None  # a matrix job: evaluate this shard only, report nothing
+    parts: str | None = None  # the final job: merge these shard results instead of running
     output_file: Path | None = None
     summary_file: Path | None = None
 
@@ -79,8 +84,42 @@ def _pr_number(env: Mapping[str, str], event: EventContext) -> int | None:
     return int(digits)
 
 
+def _shard(env: Mapping[str, str]) -> Shard | None:
+    """The ``shard`` input, ``i/n`` as ``ragguard run --shard`` takes it."""
+    value = _input(env, "shard")
+    if not value:
+        return None
+    try:
+        return parse_shard(value)
+    except InputError as exc:
+        raise InputError("input shard", exc.message.replace("--shard", "shard:")) from None
+
+
+def _parts(env: Mapping[str, str]) -> str | None:
+    """The ``parts`` input; a job either runs a shard or merges the shards, never both."""
+    value = _input(env, "parts")
+    if value and _input(env, "shard"):
+        raise InputError(
+            "input parts",
+            "set either shard (the matrix jobs) or parts (the final job that merges them), "
+            "not both",
+        )
+    return value or None
+
+
 def _path(value: str) -> Path | None:
     return Path(value) if value else None
+
+
+def _folder(env: Mapping[str, str], name: str, default: str = "") -> Path | None:
+    """A folder input: refused when it names an existing file (it could not be created)."""
+    value = _input(env, name, default)
+    if not value:
+        return None
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"input {name}", f"{value!r} is a file, expected a folder")
+    return path
 
 
 def read_settings(env: Mapping[str, str]) -> CiSettings:
@@ -104,8 +143,10 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
         baseline_file=_path(_input(env, "baseline-file")),
         fail_on=_choice(env, "fail-on", FAIL_ON, "fail"),
         pr=_pr_number(env, event),
-        results_dir=Path(_input(env, "results-dir", "ragguard-results")),
-        cache_dir=Path(cache) if (cache := _input(env, "cache-dir")) else None,
+        results_dir=_folder(env, "results-dir", "ragguard-results") or Path("ragguard-results"),
+        cache_dir=_folder(env, "cache-dir"),
+        shard=_shard(env),
+        parts=_parts(env),
         output_file=_path(env.get("GITHUB_OUTPUT", "")),
         summary_file=_path(env.get("GITHUB_STEP_SUMMARY", "")),
     )

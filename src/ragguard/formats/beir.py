@@ -10,7 +10,7 @@ from ragguard.errors import InputError, Where
 from ragguard.formats.trec import testset_from_labels
 from ragguard.runs import load_corpus
 from ragguard.sources import iter_jsonl_objects, read_text
-from ragguard.testset import TestSet
+from ragguard.testset import MAX_GRADE, TestSet, too_high_grade
 
 
 def load_beir(folder: str | Path, split: str | None = None) -> TestSet:
@@ -69,6 +69,8 @@ def _parse_beir_qrels(
             raise where.error(f"query {query!r} is not in queries.jsonl; the folder is incomplete")
         if not grade_text.isdigit():
             raise where.error(f"score must be a non-negative integer, found {grade_text!r}")
+        if int(grade_text) > MAX_GRADE:
+            raise where.error(too_high_grade(doc, int(grade_text)))
         judged = labels.setdefault(query, {})
         if doc in judged:
             raise where.error(f"document {doc!r} is judged twice for query {query!r}")

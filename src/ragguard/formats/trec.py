@@ -14,7 +14,7 @@ from pathlib import Path
 from ragguard.errors import InputError, Where
 from ragguard.runs import Chunk, Run, RunRecord
 from ragguard.sources import read_text
-from ragguard.testset import Question, TestSet
+from ragguard.testset import MAX_GRADE, Question, TestSet, too_high_grade
 
 
 def load_qrels(path: str | Path) -> TestSet:
@@ -40,7 +40,7 @@ def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
                 f"expected 4 columns 'query iteration doc grade', found {len(fields)}"
             )
         query, _, doc, grade_text = fields
-        grade = _grade(grade_text, where)
+        grade = _grade(grade_text, doc, where)
         judged = labels.setdefault(query, {})
         if doc in judged:
             raise where.error(f"document {doc!r} is judged twice for query {query!r}")
@@ -48,9 +48,11 @@ def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
     return labels
 
 
-def _grade(text: str, where: Where) -> int:
+def _grade(text: str, doc: str, where: Where) -> int:
     if not text.isdigit():
         raise where.error(f"grade must be a non-negative integer (0, 1, 2, ...), found {text!r}")
+    if int(text) > MAX_GRADE:
+        raise where.error(too_high_grade(doc, int(text)))
     return int(text)
 
 

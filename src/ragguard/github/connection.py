@@ -9,8 +9,11 @@ what GitHub asks of integrations (writes spaced by a second).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from urllib3.util.retry import Retry
 
 import github
 from github import Auth, GithubRetry
@@ -69,8 +72,22 @@ def settings_from_env(env: Mapping[str, str], token: str | None = None) -> GitHu
     )
 
 
+# PyGithub retries GET and POST; PATCH (editing the sticky comment, idempotent) is added so a
+# 5xx, reset or timeout there is retried too. 429 is retried with or without Retry-After.
+RETRIED_METHODS = Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"}
+RETRIED_STATUSES = [*range(500, 600), 429]
+
+
 def make_retry(settings: GitHubSettings) -> GithubRetry:
-    """PyGithub's retry policy with our limits: 5xx, resets and rate limits are retried."""
+    """PyGithub's retry policy with our limits: 5xx, 429, resets, timeouts and rate limits.
+
+    Every wait is bounded: backoff by ``backoff_max``, a rate limit's reset by
+    ``max_rate_limit_wait`` (longer fails at once), and a ``Retry-After`` header by
+    ``max_rate_limit_wait`` too where the installed urllib3 can cap it.
+    """
+    options: dict[str, object] = {}
+    if settings.max_rate_limit_wait is not None and _can_cap_retry_after():
+        options["retry_after_max"] = settings.max_rate_limit_wait
     return GithubRetry(
         total=settings.retries,
         backoff_factor=settings.backoff_factor,
@@ -78,7 +95,14 @@ def make_retry(settings: GitHubSettings) -> GithubRetry:
         secondary_rate_wait=settings.secondary_rate_wait,
         max_rate_limit_wait=settings.max_rate_limit_wait,
         raise_on_status=False,
+        allowed_methods=RETRIED_METHODS,
+        status_forcelist=RETRIED_STATUSES,
+        **options,
     )
+
+
+def _can_cap_retry_after() -> bool:
+    return "retry_after_max" in inspect.signature(Retry.__init__).parameters
 
 
 def connect(settings: GitHubSettings) -> github.Github:

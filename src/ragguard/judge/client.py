@@ -350,7 +350,7 @@ class JudgeClient:
     def _refused(self, response: requests.Response) -> _CallFailed:
         status = response.status_code
         if 300 <= status < 400:
-            target = response.headers.get("Location", "?")
+            target = self._redacted(response.headers.get("Location", "?"))
             return _CallFailed(
                 f"HTTP {status} redirect to {target}; set judge.base_url to the final URL "
                 "(redirects are not followed so the key goes nowhere else)",
@@ -361,7 +361,7 @@ class JudgeClient:
             403: "; the key may not be allowed to use this model",
             404: "; check judge.base_url and judge.model",
         }.get(status, "")
-        detail = " ".join(response.text.split())[:200]
+        detail = " ".join(self._redacted(response.text).split())[:200]
         fatal = status in FATAL_STATUSES
         message = f"HTTP {status}{hint}: {detail}" if detail else f"HTTP {status}{hint}"
         if fatal:
@@ -382,6 +382,10 @@ class JudgeClient:
                 completion_tokens=_int(usage.get("completion_tokens")),
             )
         return content if isinstance(content, str) else ""
+
+    def _redacted(self, text: str) -> str:
+        """``text`` without the key (a proxy's error page may echo the header it was sent)."""
+        return text.replace(self._api_key, "***") if self._api_key else text
 
     def _headers(self) -> dict[str, str]:
         if not self._api_key:

@@ -3,6 +3,9 @@ environment.
 
 Everything that comes from the evaluated system or the test set is untrusted: markdown
 output passes it through :func:`escape_markdown`, terminal output through :func:`printable`.
+Terminal output is also the GitHub Actions log, where a line that starts with ``::`` (after
+spaces) or holds ``##[`` is a workflow command; :func:`printable` breaks both forms, so an
+answer cannot add a mask, set an output or fake an annotation (see SECURITY.md).
 """
 
 from __future__ import annotations
@@ -18,6 +21,10 @@ from ragguard.resources import templates_dir
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>&@:=\"'$^])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# The runner's two command forms: "::name ...::data" and the older "##[name ...]data".
+_WORKFLOW_COMMAND = re.compile(r":(?=:)|#(?=#\[)")
+ZERO_WIDTH_SPACE = "\u200b"
+_GH_REFERENCE = re.compile(r"(?i)(?<![A-Za-z0-9])GH(?=\\-[0-9])")  # GH-123 links an issue
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -25,9 +32,20 @@ def fmt(value: float | None, digits: int = 3) -> str:
 
 
 def printable(text: str, limit: int = 200) -> str:
-    """One line of untrusted text for a terminal: control characters removed, cut at limit."""
-    flat = _CONTROL.sub("", " ".join(text.split()))
+    """One line of untrusted text for a terminal or a CI log: control characters removed,
+    workflow commands broken (:func:`no_workflow_commands`), cut at limit."""
+    flat = no_workflow_commands(_CONTROL.sub("", " ".join(text.split())))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def no_workflow_commands(text: str) -> str:
+    """``text`` with a zero-width space inside every ``::`` and ``##[``.
+
+    The Actions runner reads a log line as a command when, after leading whitespace, it starts
+    with ``::``, or when it contains ``##[`` anywhere; with both broken, this text cannot make
+    a line ragguard logs into one (ragguard never writes a ``:`` or ``#`` right beside it).
+    """
+    return _WORKFLOW_COMMAND.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, text)
 
 
 def escape_markdown(text: Any, limit: int = 300) -> str:
@@ -35,11 +53,13 @@ def escape_markdown(text: Any, limit: int = 300) -> str:
 
     Backslash escapes stop emphasis, links, images, headings, tables and autolinks;
     ``<`` and ``&`` become entities so no HTML tag or comment (and so no fake marker) can
-    open; ``|`` becomes an entity so no table row breaks; ``@`` and ``#`` are followed by a
-    zero-width space so no mention notifies and no issue reference links.
+    open; ``|`` becomes an entity so no table row breaks; ``@``, ``#`` and the ``GH`` of
+    ``GH-1`` are followed by a zero-width space so no mention notifies and no issue
+    reference links.
     """
     flat = printable(str(text), limit)
-    return _MARKDOWN_SPECIAL.sub(lambda m: _ENTITY.get(m.group(1), "\\" + m.group(1)), flat)
+    escaped = _MARKDOWN_SPECIAL.sub(lambda m: _ENTITY.get(m.group(1), "\\" + m.group(1)), flat)
+    return _GH_REFERENCE.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, escaped)
 
 
 _ENTITY = {
