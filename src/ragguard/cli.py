@@ -19,7 +19,7 @@ from ragguard.gitinfo import current_commit
 from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, MetricSpec, parse_metric_list
 from ragguard.metrics.retrieval import explain
 from ragguard.render import explanation_text, json_report, markdown_report, terminal_report
-from ragguard.results import Results, load_results, write_results
+from ragguard.results import QuestionResult, load_results, write_results
 from ragguard.runs import Run
 from ragguard.scoring import score_run
 from ragguard.testset import TestSet, load_testset
@@ -186,8 +186,11 @@ def explain_command(results_file: Path, question_id: str, k: int) -> None:
     """Show the working behind one question's precision, recall, RR and nDCG at k, and its
     answer's per-sentence faithfulness verdicts when it was scored for them."""
     results = load_results(results_file)
-    click.echo(_explain(results, question_id, k), nl=False)
-    sentences = results.by_id[question_id].sentences
+    if question_id not in results.by_id:
+        raise InputError(results_file, f"no question {question_id!r} in these results")
+    question = results.by_id[question_id]
+    click.echo(_explain(question, k), nl=False)
+    sentences = question.sentences
     if sentences:
         from ragguard.metrics.faithfulness import verdict_lines
         from ragguard.render import printable
@@ -195,10 +198,7 @@ def explain_command(results_file: Path, question_id: str, k: int) -> None:
         click.echo("\n".join(["", *verdict_lines(sentences, clean=printable)]))
 
 
-def _explain(results: Results, question_id: str, k: int) -> str:
-    question = results.by_id.get(question_id)
-    if question is None:
-        raise InputError(results.suite, f"no question {question_id!r} in these results")
+def _explain(question: QuestionResult, k: int) -> str:
     return explanation_text(
         question.id, question.question, explain(question.retrieved, question.relevant, k)
     )
@@ -251,7 +251,7 @@ def _seed_demo(out: Path | None) -> None:
         click.echo(f"   test set: {example.testset}\n   run:      {example.run}\n")
         click.echo(terminal_report(results))
         for question_id, k in example.explain:
-            click.echo(_explain(results, question_id, k))
+            click.echo(_explain(results.by_id[question_id], k))
         if out:
             write_results(results, out / f"{example.suite}.results.json")
     if out:
@@ -448,6 +448,7 @@ def compare_command(
     Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
     """
     from ragguard.compare import compare, exit_code
+    from ragguard.files import write_report
     from ragguard.formats.junit import comparison_junit
     from ragguard.gate import load_gate_rules
     from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
@@ -470,8 +471,7 @@ def compare_command(
     )
     for path, make in outputs:
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(make(), encoding="utf-8")
+            write_report(path, make())
     click.echo(comparison_terminal(comparison), nl=False)
     raise SystemExit(exit_code(comparison))
 

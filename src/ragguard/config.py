@@ -5,7 +5,7 @@ relative to the folder holding ragguard.yml (the repository root, usually).
 
 This module validates ``suite``, ``testset``, ``corpus``, ``system`` and ``metrics``. The
 other sections (``gate``, ``faithfulness``, ``judge``, ``answer_relevance``, ``abstention``,
-``baseline``, ``comment``, ``cache``) belong to the code that uses them: they are kept here as parsed
+``baseline``, ``comment``) belong to the code that uses them: they are kept here as parsed
 (:class:`~ragguard.sources.LineDict`, line numbers preserved) in :attr:`Config.sections`.
 """
 
@@ -45,7 +45,6 @@ SECTION_KEYS = (
     "abstention",
     "baseline",
     "comment",
-    "cache",
 )
 TOP_LEVEL_KEYS = OWN_KEYS + SECTION_KEYS
 # sections whose value must be a mapping; the generation ones may also be a method name

@@ -51,39 +51,77 @@ class EventContext:
         return self.pull_head_repo is not None and self.pull_head_repo != self.repository
 
 
+_JSON_TYPE = {str: "a string", int: "a number", dict: "an object", list: "a list"}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    return next((name for kind, name in _JSON_TYPE.items() if isinstance(value, kind)), "null")
+
+
 def _get(payload: Mapping[str, Any], *keys: str) -> Any:
+    """The value at ``keys``, None when a key is absent; ValueError when a step is not an object."""
     value: Any = payload
-    for key in keys:
-        if not isinstance(value, Mapping):
+    for depth, key in enumerate(keys):
+        if value is None:
             return None
+        if not isinstance(value, Mapping):
+            where = ".".join(keys[:depth]) or "the payload"
+            raise ValueError(f"{where}: expected an object, found {_describe(value)}")
         value = value.get(key)
     return value
+
+
+def _text(payload: Mapping[str, Any], *keys: str) -> str | None:
+    value = _get(payload, *keys)
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"{'.'.join(keys)}: expected a string, found {_describe(value)}")
+
+
+def _number(payload: Mapping[str, Any], *keys: str) -> int | None:
+    value = _get(payload, *keys)
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ValueError(f"{'.'.join(keys)}: expected a number, found {_describe(value)}")
+
+
+def _object(payload: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = _get(payload, key)
+    if value is None or isinstance(value, Mapping):
+        return value or {}
+    raise ValueError(f"{key}: expected an object, found {_describe(value)}")
 
 
 def read_event(
     name: str, payload: Mapping[str, Any], ref: str | None = None, sha: str | None = None
 ) -> EventContext:
-    """Build the context from the event name and payload; GITHUB_REF/SHA fill what it lacks."""
-    pull = _get(payload, "pull_request") or {}
-    run = _get(payload, "workflow_run") or {}
-    inputs = _get(payload, "inputs") or {}
-    number = payload.get("number") if pull else None
+    """Build the context from the event name and payload; GITHUB_REF/SHA fill what it lacks.
+
+    A value of the wrong JSON type is a ValueError naming its key (a hand-written or
+    truncated payload must not become a traceback, or a silently wrong pull request).
+    """
+    pull = _object(payload, "pull_request")
+    run = _object(payload, "workflow_run")
+    inputs = _object(payload, "inputs")
+    payload_ref = _get(payload, "ref")
     return EventContext(
         name=name,
-        repository=_get(payload, "repository", "full_name"),
-        default_branch=_get(payload, "repository", "default_branch"),
-        ref=payload.get("ref") if isinstance(payload.get("ref"), str) else ref,
-        sha=payload.get("after") or sha,
-        pull_number=int(number) if number is not None else _get(pull, "number"),
-        pull_head_sha=_get(pull, "head", "sha"),
-        pull_head_ref=_get(pull, "head", "ref"),
-        pull_head_repo=_get(pull, "head", "repo", "full_name"),
-        pull_base_ref=_get(pull, "base", "ref"),
-        dispatch_inputs={str(k): "" if v is None else str(v) for k, v in dict(inputs).items()},
-        run_id=run.get("id"),
-        run_head_sha=run.get("head_sha"),
-        run_event=run.get("event"),
-        run_conclusion=run.get("conclusion"),
+        repository=_text(payload, "repository", "full_name"),
+        default_branch=_text(payload, "repository", "default_branch"),
+        ref=payload_ref if isinstance(payload_ref, str) else ref,
+        sha=_text(payload, "after") or sha,
+        pull_number=(_number(payload, "number") or _number(pull, "number")) if pull else None,
+        pull_head_sha=_text(pull, "head", "sha"),
+        pull_head_ref=_text(pull, "head", "ref"),
+        pull_head_repo=_text(pull, "head", "repo", "full_name"),
+        pull_base_ref=_text(pull, "base", "ref"),
+        dispatch_inputs={str(k): "" if v is None else str(v) for k, v in inputs.items()},
+        run_id=_number(run, "id"),
+        run_head_sha=_text(run, "head_sha"),
+        run_event=_text(run, "event"),
+        run_conclusion=_text(run, "conclusion"),
     )
 
 
@@ -98,7 +136,12 @@ def load_event(env: Mapping[str, str]) -> EventContext:
         try:
             payload = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ValueError(f"{path}: cannot read the event payload: {exc}") from None
+            raise ValueError(
+                f"{path}: cannot read the event payload (GITHUB_EVENT_PATH): {exc}"
+            ) from None
         if not isinstance(payload, dict):
             raise ValueError(f"{path}: the event payload is not a JSON object")
-    return read_event(name, payload, ref=env.get("GITHUB_REF"), sha=env.get("GITHUB_SHA"))
+    try:
+        return read_event(name, payload, ref=env.get("GITHUB_REF"), sha=env.get("GITHUB_SHA"))
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc} (GITHUB_EVENT_PATH, the {name} payload)") from None
