@@ -105,6 +105,10 @@ class RagHandler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        if behaviour.startswith("redirect "):
+            location = behaviour.removeprefix("redirect ") + self.path
+            self._send(307, "text/plain", "moved", {"Location": location})
+            return
         if behaviour == "500":
             self._send(
                 500, "text/plain", f"internal oops; auth={self.headers.get('Authorization')}"
@@ -168,6 +172,16 @@ class RagServer(ThreadingHTTPServer):
 
 @pytest.fixture
 def rag_server() -> Iterator[RagServer]:
+    yield from _serving()
+
+
+@pytest.fixture
+def other_rag_server() -> Iterator[RagServer]:
+    """A second service on another port: where a redirect may lead."""
+    yield from _serving()
+
+
+def _serving() -> Iterator[RagServer]:
     server = RagServer()
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()

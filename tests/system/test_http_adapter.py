@@ -64,6 +64,28 @@ def test_post_with_body_template_secret_header_and_response_mapping(
     assert token not in repr(identity)
 
 
+KEYED = """\
+http: {url}/ask
+headers: {{X-Api-Key: "${{RAG_TOKEN}}", X-Team: docs}}
+body: {{query: "{{question}}", id: "{{id}}"}}
+response: {{retrieved: data.results, id: doc_id, answer: answer}}
+"""
+
+
+@pytest.mark.parametrize("same_origin", [True, False], ids=["same-origin", "other-port"])
+def test_a_redirect_keeps_header_secrets_on_the_configured_origin(
+    rag_server, other_rag_server, make_config, run_suite, token: str, same_origin: bool
+) -> None:
+    """requests itself forwards every header but Authorization to another port or host."""
+    target = rag_server if same_origin else other_rag_server
+    rag_server.script["rate"] = [f"redirect {target.url}/moved", "ok"]
+    outcome = run_suite(make_config(KEYED.format(url=rag_server.url)))
+    assert outcome.errors == 0
+    followed = next(r for r in target.seen if r["path"] == "/moved/ask")
+    assert followed["headers"]["X-Team"] == "docs"
+    assert followed["headers"].get("X-Api-Key") == (token if same_origin else None)
+
+
 def test_get_with_query_parameters_and_url_placeholder(rag_server, make_config, run_suite) -> None:
     config = make_config(
         f"""\

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
@@ -221,7 +222,7 @@ class HttpAdapter:
     def _session(self) -> requests.Session:
         session = getattr(self._local, "session", None)
         if session is None:
-            session = requests.Session()
+            session = _SecretKeepingSession(self.secrets)
             pool = _PoolAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
             session.mount("http://", pool)
             session.mount("https://", pool)
@@ -233,6 +234,33 @@ class HttpAdapter:
         for secret in self.secrets:
             text = text.replace(secret, "***")
         return text
+
+
+class _SecretKeepingSession(requests.Session):
+    """A session that follows redirects but keeps header secrets on the configured origin.
+
+    requests drops ``Authorization`` when a redirect changes the host or port, but forwards
+    every other header, so an ``X-Api-Key: ${KEY}`` would go on to wherever the service
+    redirects. Any header holding a secret is dropped when the redirect leaves the origin.
+    """
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def rebuild_auth(self, prepared_request: Any, response: requests.Response) -> None:
+        super().rebuild_auth(prepared_request, response)
+        if _origin(prepared_request.url) == _origin(response.request.url):
+            return
+        for name, value in list(prepared_request.headers.items()):
+            if any(secret in value for secret in self.secrets):
+                del prepared_request.headers[name]
+
+
+def _origin(url: str | None) -> tuple[str, str, int | None]:
+    parts = urlsplit(url or "")
+    default_port = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, parts.hostname or "", parts.port or default_port
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
