@@ -8,7 +8,9 @@ Each seed makes a system of 60 questions (easy, medium and hard retrieval) and r
 fixed (a deterministic retriever); ``retrieval`` noise also redraws every question's rank of
 its relevant chunk from that question's distribution on each run. The real drop pushes the
 relevant chunk out of the top k on 15% of the questions of the second run.
-Prints the counts quoted in docs/compare.md.
+The same runs go through two gates with the same ``max_drop``: ragguard's (a drop fails only
+when the paired test finds it significant, p < alpha) and a plain-mean gate (``alpha: off``,
+what a threshold on the means does). Prints the counts quoted in docs/compare.md.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def run(ranks: dict[str, int], faithfulness: dict[str, float]) -> Results:
     return Results("noise", "2026-01-01T00:00:00+00:00", names, {}, tuple(scored), "fp")
 
 
-def trial(seed: int, noise: str, rules: GateRules) -> tuple[bool, bool]:
+def trial(seed: int, noise: str, gates: dict[str, GateRules]) -> dict[str, tuple[bool, bool]]:
+    """Per gate: (the noise run fails, the real drop fails)."""
     rng = random.Random(seed)
     kinds = {q.id: rng.choices(list(RANKS), [0.5, 0.3, 0.2])[0] for q in QUESTIONS}
     quality = {q.id: rng.uniform(0.6, 1.0) for q in QUESTIONS}
@@ -66,11 +69,17 @@ def trial(seed: int, noise: str, rules: GateRules) -> tuple[bool, bool]:
 
     baseline = run(*draw())
     ranks, faith = draw()
-    noise_fails = compare(baseline, run(ranks, faith), rules).verdict == FAIL
+    head = run(ranks, faith)
     in_top = sorted(k for k, rank in ranks.items() if 1 <= rank <= 3)
     pushed = set(rng.sample(in_top, round(0.15 * N)))
     dropped = run({k: 0 if k in pushed else r for k, r in ranks.items()}, faith)
-    return noise_fails, compare(baseline, dropped, rules).verdict == FAIL
+    return {
+        name: (
+            compare(baseline, head, rules).verdict == FAIL,
+            compare(baseline, dropped, rules).verdict == FAIL,
+        )
+        for name, rules in gates.items()
+    }
 
 
 def main() -> None:
@@ -80,13 +89,22 @@ def main() -> None:
     parser.add_argument("--max-drop", type=float, default=0.05)
     parser.add_argument("--noise", choices=["faithfulness", "retrieval"], default="faithfulness")
     args = parser.parse_args()
-    rules = GateRules(default=MetricRule(alpha=args.alpha, max_drop=args.max_drop))
-    results = [trial(seed, args.noise, rules) for seed in range(args.seeds)]
-    print(
-        f"noise={args.noise} max_drop={args.max_drop} alpha={args.alpha}: "
-        f"noise runs failing {sum(n for n, _ in results)}/{args.seeds}, "
-        f"real drops caught {sum(d for _, d in results)}/{args.seeds}"
-    )
+    gates = {
+        f"ragguard (alpha={args.alpha})": GateRules(
+            default=MetricRule(alpha=args.alpha, max_drop=args.max_drop)
+        ),
+        "plain means (alpha off)": GateRules(
+            default=MetricRule(alpha=None, max_drop=args.max_drop)
+        ),
+    }
+    trials = [trial(seed, args.noise, gates) for seed in range(args.seeds)]
+    print(f"noise={args.noise} max_drop={args.max_drop}, {args.seeds} seeds")
+    for name in gates:
+        outcomes = [t[name] for t in trials]
+        print(
+            f"  {name:<24} noise runs failing {sum(n for n, _ in outcomes)}/{args.seeds}, "
+            f"real drops caught {sum(d for _, d in outcomes)}/{args.seeds}"
+        )
 
 
 if __name__ == "__main__":

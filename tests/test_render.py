@@ -42,6 +42,7 @@ from ragguard.render import (
     render_comment,
     render_summary,
 )
+from ragguard.render.comparison import SUMMARY_CUT_NOTE
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("RAGGUARD_UPDATE_GOLDEN") == "1"
@@ -98,6 +99,16 @@ def test_cut_comment_drops_detail_in_order_and_points_to_the_summary() -> None:
     assert "<details>" not in comment  # the collapsed per-question table goes first
     assert "Newly failing questions (300)" in comment
     assert "(see the job summary)" in comment
+
+
+def test_a_summary_over_the_job_summary_limit_is_cut_to_fit() -> None:
+    comparison = _comparison("cut")
+    full = render_summary(comparison)
+    limit = len(full.encode("utf-8")) // 2
+    cut = render_summary(comparison, limit=limit)
+    assert len(cut.encode("utf-8")) < limit
+    assert SUMMARY_CUT_NOTE in cut and SUMMARY_CUT_NOTE not in full
+    assert render_summary(comparison, limit=len(full.encode("utf-8")) + 1) == full
 
 
 def test_metric_table_has_direction_marks_and_statistics() -> None:

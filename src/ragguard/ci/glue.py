@@ -63,6 +63,7 @@ from ragguard.github import (
     StoredBaseline,
 )
 from ragguard.render import (
+    SUMMARY_LIMIT_BYTES,
     comparison_json,
     comparison_terminal,
     escape_markdown,
@@ -294,7 +295,10 @@ def _evaluate_and_report(
         comment = _post_comment(
             opts, collab, status, target.pr, config.suite, comment_body, comparison
         )
-    append_summary(settings.summary_file, _summary_header(stored, activity) + summary)
+    append_summary(
+        settings.summary_file,
+        _summary_header(stored, activity) + _job_summary(summary, comparison, trend),
+    )
     if activity.save_baseline:
         _save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
@@ -386,6 +390,14 @@ def _trend(
     values = {name: summary.value for name, summary in head.summary.items()}
     label = f"#{target.pr}" if target.pr is not None else "this run"
     return trend_markdown(history, values, target.base_branch, head_label=label)
+
+
+def _job_summary(full: str, comparison: Comparison, trend: str) -> str:
+    """The full report when it fits GitHub's job summary, else one cut to fit (summary.md
+    on disk keeps the full one)."""
+    if len(full.encode("utf-8")) < SUMMARY_LIMIT_BYTES:
+        return full
+    return _with_trend(render_summary(comparison, limit=SUMMARY_LIMIT_BYTES), trend)
 
 
 def _with_trend(report: str, trend: str) -> str:

@@ -8,6 +8,7 @@ the job summary, the terminal report and JSON).
 from ragguard.render.comparison import (
     COMMENT_LIMIT,
     CUT_NOTE,
+    SUMMARY_LIMIT_BYTES,
     comment_length,
     comment_marker,
     comparison_json,
@@ -22,6 +23,7 @@ from ragguard.render.text import environment, escape_markdown, fmt, printable
 __all__ = [
     "COMMENT_LIMIT",
     "CUT_NOTE",
+    "SUMMARY_LIMIT_BYTES",
     "comment_length",
     "comment_marker",
     "comparison_json",

@@ -39,6 +39,9 @@ from ragguard.render.text import environment, escape_markdown, fmt, printable
 from ragguard.results import SentenceVerdict
 
 COMMENT_LIMIT = 65_536
+# GitHub shows at most 1 MiB of job summary per step; ragguard's header and trend chart and
+# other steps' lines share it, so the report keeps a margin.
+SUMMARY_LIMIT_BYTES = 1_000_000
 MARKER_PREFIX = "<!-- ragguard:comment suite="
 VERDICT_ICONS = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "🛑", "incomparable": "⛔"}
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_]+(@[0-9]+)?")
@@ -114,6 +117,10 @@ CUT_NOTE = (
     "Some detail was left out to keep this comment under GitHub's size limit; "
     "the full report is in the job summary of this run."
 )
+SUMMARY_CUT_NOTE = (
+    "Some detail was left out to keep this summary under GitHub's 1 MiB limit; "
+    "the full report is summary.md in the results folder (the action's results-dir)."
+)
 
 
 def comment_length(text: str) -> int:
@@ -127,15 +134,26 @@ def render_comment(
     """The PR comment, cut to fit ``limit`` by dropping detail in the fixed CUT_ORDER."""
     loaded = _comparison_template(template, "comment.md.j2")
     for index, detail in enumerate(CUT_ORDER):
-        text = _render(loaded, comparison, detail, cut=index > 0)
+        text = _render(loaded, comparison, detail, CUT_NOTE if index else "")
         if comment_length(text) < limit:
             return text
     return _fallback_comment(comparison, limit)
 
 
-def render_summary(comparison: Comparison, template: str | Path | None = None) -> str:
-    """The job summary: the same report with every detail."""
-    return _render(_comparison_template(template, "summary.md.j2"), comparison, FULL, cut=False)
+def render_summary(
+    comparison: Comparison, template: str | Path | None = None, limit: int | None = None
+) -> str:
+    """The job summary: the same report with every detail; with ``limit`` (UTF-8 bytes, as
+    GitHub counts the summary), detail is dropped in CUT_ORDER until it fits."""
+    loaded = _comparison_template(template, "summary.md.j2")
+    full = _render(loaded, comparison, FULL, "")
+    if limit is None or len(full.encode("utf-8")) < limit:
+        return full
+    for detail in CUT_ORDER:
+        text = _render(loaded, comparison, detail, SUMMARY_CUT_NOTE)
+        if len(text.encode("utf-8")) < limit:
+            return text
+    return _fallback_comment(comparison, limit)
 
 
 def _fallback_comment(comparison: Comparison, limit: int) -> str:
@@ -168,9 +186,11 @@ def _comparison_template(template: str | Path | None, default: str) -> jinja2.Te
         raise InputError(path, f"template syntax error: {exc.message}", line=exc.lineno) from None
 
 
-def _render(template: jinja2.Template, comparison: Comparison, detail: Detail, cut: bool) -> str:
+def _render(
+    template: jinja2.Template, comparison: Comparison, detail: Detail, cut_note: str
+) -> str:
     try:
-        text = template.render(**comparison_context(comparison, detail, cut))
+        text = template.render(**comparison_context(comparison, detail, cut_note))
     except jinja2.TemplateError as exc:
         raise InputError(template.filename or template.name or "template", str(exc)) from None
     marker = comment_marker(comparison.suite)
@@ -183,7 +203,9 @@ def _render(template: jinja2.Template, comparison: Comparison, detail: Detail, c
     return text
 
 
-def comparison_context(comparison: Comparison, detail: Detail, cut: bool) -> dict[str, Any]:
+def comparison_context(
+    comparison: Comparison, detail: Detail, cut_note: str = ""
+) -> dict[str, Any]:
     """Everything a comparison template shows, untrusted text already escaped."""
     failing = _failing(comparison)
     with_why = (
@@ -239,7 +261,7 @@ def comparison_context(comparison: Comparison, detail: Detail, cut: bool) -> dic
         if detail.all_questions
         else [],
         "rules_line": rules_line(comparison),
-        "cut_note": CUT_NOTE if cut else "",
+        "cut_note": cut_note,
         "version": __version__,
     }
 
