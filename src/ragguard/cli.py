@@ -5,6 +5,7 @@ Exit codes: 0 success, 2 bad input (one line on stderr, no traceback).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,21 @@ class RagguardGroup(click.Group):
         except InputError as exc:
             click.echo(f"ragguard: error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+
+
+def config_option(
+    help_text: str, default: str | None = None, name: str = "config_path"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``-c/--config``, the same flag on every command that reads or writes ragguard.yml."""
+    return click.option(
+        "-c",
+        "--config",
+        name,
+        type=click.Path(path_type=Path),
+        default=default,
+        show_default=default is not None,
+        help=help_text,
+    )
 
 
 @click.group(cls=RagguardGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,11 +110,9 @@ def _load_inputs(
 @click.option(
     "--corpus", type=click.Path(path_type=Path), help="Chunk text (JSONL id/text) for id-only runs."
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="ragguard.yml whose faithfulness/answer_relevance/abstention/judge sections apply.",
+@config_option(
+    "ragguard.yml whose faithfulness/answer_relevance/abstention/judge sections apply.",
+    name="config_file",
 )
 @click.option("--judge", "use_judge", is_flag=True, help="Use the judge for generation metrics.")
 @click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
@@ -263,15 +277,7 @@ EXIT_INTERRUPTED = 130
 
 
 @cli.command()
-@click.option(
-    "-c",
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default="ragguard.yml",
-    show_default=True,
-    help="Where to write the starter config.",
-)
+@config_option("Where to write the starter config.", default="ragguard.yml")
 @click.option(
     "--workflows",
     "workflows_dir",
@@ -307,15 +313,7 @@ def init(
 
 
 @cli.command("run")
-@click.option(
-    "-c",
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    default="ragguard.yml",
-    show_default=True,
-    help="The suite's ragguard.yml.",
-)
+@config_option("The suite's ragguard.yml.", default="ragguard.yml")
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -409,12 +407,8 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
 @cli.command("compare")
 @click.argument("baseline_file", type=click.Path(path_type=Path))
 @click.argument("head_file", type=click.Path(path_type=Path))
-@click.option(
-    "-c",
-    "--config",
-    "config_path",
-    type=click.Path(path_type=Path),
-    help="ragguard.yml whose gate: section sets the rules (default: the documented defaults).",
+@config_option(
+    "ragguard.yml whose gate: section sets the rules (default: the documented defaults)."
 )
 @click.option("--markdown", type=click.Path(path_type=Path), help="Write the PR comment here.")
 @click.option(
@@ -493,11 +487,8 @@ def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:
 )
 @click.option("--run", "run", type=click.Path(path_type=Path), help="The run with the answers.")
 @click.option("--corpus", type=click.Path(path_type=Path), help="Chunk text for id-only runs.")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="ragguard.yml: the faithfulness threshold and, with --judge, the judge.",
+@config_option(
+    "ragguard.yml: the faithfulness threshold and, with --judge, the judge.", name="config_file"
 )
 @click.option("--judge", "use_judge", is_flag=True, help="Also measure the judge's agreement.")
 def calibrate_command(
