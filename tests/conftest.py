@@ -13,6 +13,15 @@ from click.testing import CliRunner, Result
 
 from ragguard.cli import cli
 
+# Helper folders without __init__.py (tests/github must not be a package: it would shadow
+# PyGithub); their modules are imported by name, e.g. ``from fake_github import FakeGitHub``.
+TESTS = Path(__file__).resolve().parent
+for _folder in ("github", "judge", "ci", "e2e"):
+    if str(TESTS / _folder) not in sys.path:
+        sys.path.insert(0, str(TESTS / _folder))
+
+pytest_plugins = ["fake_github_fixtures"]
+
 GOOD_TESTSET_YAML = """\
 - id: q1
   question: How do I authenticate?

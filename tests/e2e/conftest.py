@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
-
 from act_harness import Act, GitRepo, act_binary, copy_action, make_job_python
-from fake_github import APP_TOKEN, FakeGitHub, Repo
-from openapi_contract import OpenAPIContract
-
-REPOSITORY = "octo-org/octo-repo"
+from fake_github import APP_TOKEN, FakeGitHub
+from github_fixtures import REPOSITORY
 
 
 @pytest.fixture(scope="session")
@@ -29,27 +22,6 @@ def job_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def action_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The action's files, copied once per session (act copies what it is pointed at)."""
     return copy_action(tmp_path_factory.mktemp("action") / "ragguard")
-
-
-@pytest.fixture(scope="session")
-def contract() -> OpenAPIContract:
-    return OpenAPIContract.load()
-
-
-@pytest.fixture
-def fake(contract: OpenAPIContract) -> Iterator[FakeGitHub]:
-    server = FakeGitHub(contract=contract).start()
-    server.add_repo(REPOSITORY)
-    try:
-        yield server
-    finally:
-        server.stop()
-    server.assert_clean()
-
-
-@pytest.fixture
-def fake_repo(fake: FakeGitHub) -> Repo:
-    return fake.repos[REPOSITORY]
 
 
 @pytest.fixture

@@ -1,42 +1,17 @@
-"""Fixtures for the GitHub edge: the fake GitHub on loopback and clients pointed at it.
+"""Fixtures for the GitHub edge: clients pointed at the fake GitHub.
 
-There is deliberately no ``__init__.py`` here: a package ``tests/github`` would be imported as
-``github`` and shadow PyGithub. pytest puts this folder on ``sys.path``, so the fake is imported
-as ``fake_github``.
+The fake itself (``fake``, ``repo``) comes from fake_github_fixtures.py, registered for every
+folder by tests/conftest.py. There is deliberately no ``__init__.py`` here: a package
+``tests/github`` would be imported as ``github`` and shadow PyGithub.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from fake_github import FakeGitHub, Repo
-from github_fixtures import REPOSITORY, fast_settings
-from openapi_contract import OpenAPIContract
+from fake_github import FakeGitHub
+from github_fixtures import fast_settings
 
 from ragguard.github import GitHubClient
-
-
-@pytest.fixture(scope="session")
-def contract() -> OpenAPIContract:
-    return OpenAPIContract.load()
-
-
-@pytest.fixture
-def fake(contract: OpenAPIContract) -> Iterator[FakeGitHub]:
-    """A started fake GitHub with one repository; fails the test on any non-conforming request."""
-    server = FakeGitHub(contract=contract).start()
-    server.add_repo(REPOSITORY)
-    try:
-        yield server
-    finally:
-        server.stop()
-    server.assert_clean()
-
-
-@pytest.fixture
-def repo(fake: FakeGitHub) -> Repo:
-    return fake.repos[REPOSITORY]
 
 
 @pytest.fixture
