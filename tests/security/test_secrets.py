@@ -25,7 +25,7 @@ from fake_openai import FakeOpenAI
 
 from ragguard.ci.outputs import ci_secrets, mask_secrets
 from ragguard.cli import cli
-from ragguard.github import GitHubClient, GitHubSettings
+from ragguard.github import GitHubClient, GitHubError, GitHubSettings
 from ragguard.judge.client import JudgeClient, JudgeItem
 from ragguard.judge.settings import JudgeSettings
 from ragguard.metrics.text import segment
@@ -321,8 +321,8 @@ def test_the_github_token_never_leaves_the_api_host(host: str, status: int) -> N
     """PyGithub does not let requests follow redirects, and refuses a 301 to another host or
     port; so a redirecting API answers with an error, and the other server sees no token.
 
-    Which error varies: a 301 raises in PyGithub's requester; a 302 or 307 reaches the object
-    as an empty body and fails there (a TypeError today, see SECURITY.md's notes)."""
+    A 301 raises in PyGithub's requester; a 302 or 307 reaches ragguard as an empty object,
+    which is reported as a one-line GitHubError naming the call."""
     with Loopback(host, _ok) as other, Loopback("127.0.0.1", _redirect_to(other, status)) as api:
         settings = GitHubSettings(
             token=TOKEN,
@@ -334,5 +334,8 @@ def test_the_github_token_never_leaves_the_api_host(host: str, status: int) -> N
         )
         failure = _failure_of(lambda: GitHubClient(settings).pull(7))
     assert failure is not None  # the redirect was not followed to an answer
+    if status != 301:
+        assert isinstance(failure, GitHubError), repr(failure)
+        assert "read pull request #7" in str(failure) and "\n" not in str(failure)
     assert _credentials(other.seen) == []
     assert [s.headers.get("Authorization") for s in api.seen] == [f"token {TOKEN}"]

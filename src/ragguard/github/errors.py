@@ -59,3 +59,12 @@ def github_call(action: str, *, write: bool = False) -> Iterator[None]:
         raise GitHubError(action, exc.status, message) from exc
     except requests.RequestException as exc:
         raise GitHubError(action, None, f"{type(exc).__name__}: {exc}") from exc
+    except (KeyError, TypeError) as exc:
+        # The answer lacked what GitHub's API documents: a redirect (PyGithub hands a 302 or
+        # 307 on as an empty object) or something that is not GitHub at GITHUB_API_URL.
+        raise GitHubError(
+            action,
+            None,
+            f"the answer is not what GitHub's API documents ({type(exc).__name__}: {exc}); "
+            "check GITHUB_API_URL",
+        ) from exc
