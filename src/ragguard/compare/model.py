@@ -1,0 +1,186 @@
+"""What a comparison is made of: verdicts, question kinds, and the values compare returns."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ragguard.gate import GateRules
+from ragguard.results import (
+    STATUS_ERROR,
+    STATUS_JUDGE_ERROR,
+    STATUS_MISSING,
+    SentenceVerdict,
+)
+
+PASS, WARN, FAIL, ERROR, INCOMPARABLE = "pass", "warn", "fail", "error", "incomparable"
+VERDICTS = (PASS, WARN, FAIL, ERROR, INCOMPARABLE)
+FAILED_STATUSES = (STATUS_ERROR, STATUS_MISSING, STATUS_JUDGE_ERROR)
+
+NEWLY_FAILING, FIXED, STILL_FAILING, PASSING = "newly_failing", "fixed", "still_failing", "passing"
+ADDED, REMOVED = "added", "removed"
+QUESTION_KINDS = (NEWLY_FAILING, FIXED, STILL_FAILING, PASSING, ADDED, REMOVED)
+
+EPSILON = 1e-9
+HALLUCINATION_METRIC = "faithfulness"
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One thing that moved the verdict away from pass, and how far (warn/fail/error/...).
+
+    ``text`` is ragguard's own words; ``subject`` (a metric name or question id, which may
+    come from the evaluated system) is kept apart so a renderer can escape it.
+    """
+
+    tier: str
+    text: str
+    subject: str | None = None
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric over the paired questions. ``values`` None: in one file only."""
+
+    name: str
+    n: int
+    baseline: float | None
+    head: float | None
+    delta: float | None = None
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    test: str = ""
+    verdict: str = PASS
+    notes: tuple[str, ...] = ()
+    only_in: str | None = None
+    head_overall: float | None = None
+    head_interval: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RankChange:
+    """Where the best relevant chunk sat in the baseline and in the head (None: not retrieved)."""
+
+    chunk: str
+    k: int
+    baseline_rank: int | None
+    head_rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMiss:
+    """A per-question rule the head misses: the metric, both values and the threshold."""
+
+    metric: str
+    baseline: float | None
+    head: float | None
+    threshold: float
+
+
+@dataclass(frozen=True)
+class QuestionDiff:
+    """One question's change between baseline and head, with the why of a failure."""
+
+    id: str
+    question: str
+    kind: str
+    tags: tuple[str, ...] = ()
+    critical: bool = False
+    relabelled: bool = False
+    baseline_status: str | None = None
+    head_status: str | None = None
+    error: str | None = None
+    misses: tuple[RuleMiss, ...] = ()
+    rank_change: RankChange | None = None
+    hallucinated: tuple[SentenceVerdict, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TagMetric:
+    name: str
+    baseline: float
+    head: float
+    delta: float
+
+
+@dataclass(frozen=True)
+class TagBreakdown:
+    tag: str
+    n: int
+    newly_failing: int
+    metrics: tuple[TagMetric, ...]
+
+    @property
+    def worst_delta(self) -> float:
+        return min((m.delta for m in self.metrics), default=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """Latency percentiles in milliseconds (None: no latencies recorded on that side)."""
+
+    baseline_p50: float | None
+    head_p50: float | None
+    baseline_p95: float | None
+    head_p95: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where the baseline came from; the CI layer may know better and pass its own."""
+
+    commit: str | None = None
+    branch: str | None = None
+    created_at: str | None = None
+    age: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingDiff:
+    key: str
+    baseline: str
+    head: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    suite: str
+    verdict: str
+    reasons: tuple[Reason, ...]
+    metrics: tuple[MetricComparison, ...]
+    questions: tuple[QuestionDiff, ...]
+    tags: tuple[TagBreakdown, ...]
+    latency: Latency
+    provenance: Provenance
+    rules: GateRules
+    per_question_rule: Mapping[str, float]
+    baseline_missing: bool = False
+    setting_diffs: tuple[SettingDiff, ...] = ()
+    n_head: int = 0
+    n_baseline: int = 0
+    head_errors: int = 0
+    baseline_errors: int = 0
+    head_sha: str | None = None
+
+    @property
+    def incomparable(self) -> bool:
+        return bool(self.setting_diffs)
+
+    @property
+    def blocks(self) -> bool:
+        """Whether the merge should be blocked (fail, error, incomparable set to fail)."""
+        if self.verdict == INCOMPARABLE:
+            return self.rules.on_incomparable == FAIL
+        return self.verdict in (FAIL, ERROR)
+
+    def of_kind(self, kind: str) -> tuple[QuestionDiff, ...]:
+        return tuple(q for q in self.questions if q.kind == kind)
+
+    @property
+    def relabelled(self) -> tuple[QuestionDiff, ...]:
+        return tuple(q for q in self.questions if q.relabelled)
+
+    @property
+    def n_paired(self) -> int:
+        return sum(1 for q in self.questions if q.kind not in (ADDED, REMOVED))

@@ -1,0 +1,163 @@
+"""Question by question: the pass rule, and what changed for each (newly failing, fixed, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ragguard.compare.model import (
+    ADDED,
+    EPSILON,
+    FAILED_STATUSES,
+    FIXED,
+    HALLUCINATION_METRIC,
+    NEWLY_FAILING,
+    PASSING,
+    REMOVED,
+    STILL_FAILING,
+    QuestionDiff,
+    RankChange,
+    RuleMiss,
+)
+from ragguard.compare.pairing import retrieval_spec
+from ragguard.gate import GateRules
+from ragguard.metrics.retrieval import Labels, relevant_ranks
+from ragguard.results import QuestionResult, Results
+
+
+def per_question_rule(
+    rules: GateRules, baseline: Results | None, head: Results
+) -> dict[str, float]:
+    """The configured per-question rule, or the default built from the shared metrics.
+
+    Default: ``hit_rate@3: 1`` (else the hit_rate with the smallest k above 1, else any
+    hit_rate) and ``faithfulness: 1.0`` where those metrics are present.
+    """
+    if rules.per_question is not None:
+        return dict(rules.per_question)
+    names = [n for n in head.metrics if baseline is None or n in baseline.metrics]
+    hits = sorted(
+        (spec.k or 0, spec.name)
+        for n in names
+        if (spec := retrieval_spec(n)) is not None and spec.base == "hit_rate"
+    )
+    rule: dict[str, float] = {}
+    if hits:
+        chosen = next((name for k, name in hits if k == 3), None)
+        chosen = chosen or next((name for k, name in hits if k > 1), hits[0][1])
+        rule[chosen] = 1.0
+    if HALLUCINATION_METRIC in names:
+        rule[HALLUCINATION_METRIC] = 1.0
+    return rule
+
+
+def passes(question: QuestionResult, rule: Mapping[str, float]) -> bool:
+    """A question passes when it was evaluated and meets every threshold that applies."""
+    if question.status in FAILED_STATUSES:
+        return False
+    return all(
+        question.metrics[name] >= threshold - EPSILON
+        for name, threshold in rule.items()
+        if name in question.metrics
+    )
+
+
+def question_diffs(
+    baseline: Results, head: Results, rule: Mapping[str, float], relabelled: set[str]
+) -> tuple[QuestionDiff, ...]:
+    baseline_by_id = baseline.by_id
+    head_ids = {q.id for q in head.questions}
+    diffs = [
+        question_diff(baseline_by_id.get(q.id), q, rule, q.id in relabelled) for q in head.questions
+    ]
+    diffs += [
+        QuestionDiff(q.id, q.question, REMOVED, q.tags, q.critical, baseline_status=q.status)
+        for q in baseline.questions
+        if q.id not in head_ids
+    ]
+    return tuple(sorted(diffs, key=lambda d: (not d.critical, d.id)))
+
+
+def question_diff(
+    before: QuestionResult | None,
+    now: QuestionResult,
+    rule: Mapping[str, float],
+    relabelled: bool = False,
+) -> QuestionDiff:
+    head_ok = passes(now, rule)
+    base = QuestionDiff(
+        now.id,
+        now.question,
+        ADDED,
+        now.tags,
+        now.critical,
+        head_status=now.status,
+        error=now.error if now.status in FAILED_STATUSES else None,
+    )
+    if before is None:
+        return replace(base, **_why(None, now, rule)) if not head_ok else base
+    was_ok = passes(before, rule)
+    kind = {
+        (True, True): PASSING,
+        (True, False): NEWLY_FAILING,
+        (False, True): FIXED,
+        (False, False): STILL_FAILING,
+    }[(was_ok, head_ok)]
+    diff = replace(base, kind=kind, baseline_status=before.status, relabelled=relabelled)
+    return replace(diff, **_why(before, now, rule)) if not head_ok else diff
+
+
+def _why(
+    before: QuestionResult | None, now: QuestionResult, rule: Mapping[str, float]
+) -> dict[str, Any]:
+    misses = tuple(
+        RuleMiss(name, before.metrics.get(name) if before else None, now.metrics[name], threshold)
+        for name, threshold in rule.items()
+        if name in now.metrics and now.metrics[name] < threshold - EPSILON
+    )
+    hallucinated = tuple(s for s in now.sentences if s.supported is False)
+    evaluated = now.status not in FAILED_STATUSES
+    return {
+        "misses": misses,
+        "rank_change": _rank_change(before, now, misses) if evaluated else None,
+        "hallucinated": hallucinated,
+    }
+
+
+def _rank_change(
+    before: QuestionResult | None, now: QuestionResult, misses: Sequence[RuleMiss]
+) -> RankChange | None:
+    cutoffs = [
+        spec.k or len(now.retrieved) or 1
+        for miss in misses
+        if (spec := retrieval_spec(miss.metric)) is not None
+    ]
+    if not cutoffs or not now.relevant:
+        return None
+    labels = Labels.from_grades(now.relevant)
+    chunk, head_rank = _best_relevant(now.retrieved, labels)
+    baseline_rank = None
+    if before is not None:
+        old_chunk, baseline_rank = _best_relevant(before.retrieved, labels)
+        if baseline_rank is not None:
+            chunk = old_chunk
+            head_rank = _rank_of(now.retrieved, chunk)
+    if chunk is None:
+        chunk = min(labels.relevant, key=lambda c: (-labels.relevant[c], c))
+    return RankChange(chunk, min(cutoffs), baseline_rank, head_rank)
+
+
+def _best_relevant(retrieved: Sequence[str], labels: Labels) -> tuple[str | None, int | None]:
+    ranks, _ = relevant_ranks(list(retrieved), labels)
+    if not ranks:
+        return None, None
+    return retrieved[ranks[0] - 1], ranks[0]
+
+
+def _rank_of(retrieved: Sequence[str], chunk: str) -> int | None:
+    return retrieved.index(chunk) + 1 if chunk in retrieved else None
+
+
+def failed_count(questions: Iterable[QuestionResult]) -> int:
+    return sum(1 for q in questions if q.status in FAILED_STATUSES)

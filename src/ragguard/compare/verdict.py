@@ -1,0 +1,73 @@
+"""The gate's verdict: every reason for a verdict other than pass, and the exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragguard.compare.model import (
+    EPSILON,
+    ERROR,
+    FAIL,
+    INCOMPARABLE,
+    NEWLY_FAILING,
+    PASS,
+    WARN,
+    Comparison,
+    Reason,
+)
+
+
+def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
+    """Every reason for a verdict other than pass, most serious first."""
+    reasons: list[Reason] = []
+    rules = comparison.rules
+    if (
+        comparison.n_head
+        and comparison.head_errors / comparison.n_head > rules.max_error_rate + EPSILON
+    ):
+        rate = comparison.head_errors / comparison.n_head
+        reasons.append(
+            Reason(
+                ERROR,
+                f"{comparison.head_errors} of {comparison.n_head} questions could not be "
+                f"evaluated ({rate:.1%}, more than max_error_rate {rules.max_error_rate:.1%})",
+            )
+        )
+    if comparison.setting_diffs:
+        n = len(comparison.setting_diffs)
+        reasons.append(
+            Reason(
+                INCOMPARABLE,
+                f"{n} evaluation setting{'s' if n != 1 else ''} differ from the baseline's",
+            )
+        )
+    for metric in comparison.metrics:
+        if metric.verdict in (FAIL, WARN):
+            reasons.extend(Reason(metric.verdict, note, metric.name) for note in metric.notes)
+    known = {metric.name for metric in comparison.metrics}
+    ruled = [*rules.metrics, *comparison.per_question_rule]
+    for name in dict.fromkeys(n for n in ruled if n not in known):
+        reasons.append(Reason(WARN, "has a gate rule but is in neither results file", name))
+    if rules.critical_blocks:
+        for question in comparison.of_kind(NEWLY_FAILING):
+            if question.critical:
+                reasons.append(Reason(FAIL, "critical question newly fails", question.id))
+    order = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
+    return tuple(sorted(reasons, key=lambda r: order[r.tier]))
+
+
+def overall_verdict(reasons: Sequence[Reason]) -> str:
+    tiers = {reason.tier for reason in reasons}
+    for tier in (ERROR, INCOMPARABLE, FAIL, WARN):
+        if tier in tiers:
+            return tier
+    return PASS
+
+
+def exit_code(comparison: Comparison) -> int:
+    """0 pass or warn, 1 fail, 3 error or incomparable (when set to fail)."""
+    if comparison.verdict == FAIL:
+        return 1
+    if comparison.verdict == ERROR or comparison.blocks:
+        return 3
+    return 0
