@@ -565,7 +565,7 @@ def _run_ci(mode: str | None) -> None:
     import os
 
     from ragguard.ci.glue import Collaborators, evaluate_config, git_commit_time, run_ci
-    from ragguard.ci.outputs import ci_secrets, mask_secrets
+    from ragguard.ci.masks import ci_secrets, mask_secrets
     from ragguard.ci.settings import read_settings
     from ragguard.github import GitHubClient, GitHubError
 

@@ -105,7 +105,7 @@ def run_questions(
     to append it to disk.
     """
     stop = threading.Event()
-    done = _Done(on_record)
+    done = _Records(on_record)
     report = progress or _NoProgress()
     try:
         if isinstance(adapter, BatchAdapter):
@@ -115,33 +115,39 @@ def run_questions(
             interrupted = _run_pool(ask, questions, settings, done, report, stop)
     finally:
         report.close()
-    ordered = {q.id: done[q.id] for q in questions if q.id in done}
+    ordered = {q.id: done.by_id[q.id] for q in questions if q.id in done}
     return RunOutcome(ordered, len(questions), settings.max_error_rate, interrupted)
 
 
-class _Done(dict[str, RunRecord]):
-    """The records so far; each stored record is also handed to ``on_record``."""
+class _Records:
+    """The records so far, the first per question; each is handed to ``on_record`` as it is
+    added, and the errors are counted as they come (progress asks after every record)."""
 
     def __init__(self, on_record: Callable[[RunRecord], object] | None) -> None:
-        super().__init__()
+        self.by_id: dict[str, RunRecord] = {}
+        self.errors = 0
         self.on_record = on_record
 
-    def __setitem__(self, key: str, record: RunRecord) -> None:
-        super().__setitem__(key, record)
+    def add(self, record: RunRecord) -> None:
+        if record.id in self.by_id:
+            return
+        self.by_id[record.id] = record
+        self.errors += bool(record.error)
         if self.on_record is not None:
             self.on_record(record)
 
-    def setdefault(self, key: str, default: RunRecord) -> RunRecord:  # type: ignore[override]
-        if key not in self:
-            self[key] = default
-        return self[key]
+    def __contains__(self, question_id: object) -> bool:
+        return question_id in self.by_id
+
+    def __len__(self) -> int:
+        return len(self.by_id)
 
 
 def _run_pool(
     ask: _Asker,
     questions: Sequence[Question],
     settings: RunSettings,
-    done: dict[str, RunRecord],
+    done: _Records,
     progress: Progress,
     stop: threading.Event,
 ) -> bool:
@@ -175,10 +181,10 @@ def _run_pool(
             try:
                 record = finished.get(timeout=TICK_SECONDS)
             except Empty:
-                progress.update(len(done), _errors(done))
+                progress.update(len(done), done.errors)
                 continue
-            done[record.id] = record
-            progress.update(len(done), _errors(done))
+            done.add(record)
+            progress.update(len(done), done.errors)
     except KeyboardInterrupt:
         stop.set()
         return True
@@ -189,7 +195,7 @@ def _run_batch(
     adapter: BatchAdapter,
     questions: Sequence[Question],
     settings: RunSettings,
-    done: dict[str, RunRecord],
+    done: _Records,
     progress: Progress,
     stop: threading.Event,
 ) -> bool:
@@ -212,9 +218,9 @@ def _run_batch(
                 record = arrived.get(timeout=TICK_SECONDS)
             except Empty:
                 continue
-            if record.id in known and record.id not in done:
-                done[record.id] = record
-            progress.update(len(done), _errors(done))
+            if record.id in known:
+                done.add(record)
+            progress.update(len(done), done.errors)
     except KeyboardInterrupt:
         stop.set()
         worker.join(timeout=5)
@@ -222,12 +228,8 @@ def _run_batch(
     if failure:
         message = f"the system failed: {_describe(failure[0])}"
         for question in questions:
-            done.setdefault(question.id, error_record(question.id, message))
+            done.add(error_record(question.id, message))
     return False
-
-
-def _errors(done: dict[str, RunRecord]) -> int:
-    return sum(1 for record in done.values() if record.error)
 
 
 def _describe(exc: BaseException) -> str:

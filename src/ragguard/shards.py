@@ -140,8 +140,9 @@ def _place_questions(parts: Sequence[tuple[Path, Results]]) -> list[QuestionResu
                 )
             slots[position], owner[position] = question, path
             where_id[question.id] = path
-    missing = [str(i + 1) for i in range(count) if i + 1 not in _indexes(parts)]
     if None in slots:
+        present = _indexes(parts)
+        missing = [str(i) for i in range(1, count + 1) if i not in present]
         gap = slots.index(None)
         shards = f"shard(s) {', '.join(missing)} of {count}" if missing else "a shard"
         raise InputError(

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from fake_openai import FakeOpenAI
 
-from ragguard.ci.outputs import ci_secrets, mask_secrets
+from ragguard.ci.masks import ci_secrets, mask_secrets
 from ragguard.cli import cli
 from ragguard.github import GitHubClient, GitHubError, GitHubSettings
 from ragguard.judge.client import JudgeClient, JudgeItem

@@ -70,7 +70,7 @@ from ragguard.render import (
     render_comment,
     render_summary,
 )
-from ragguard.results import Results, load_results, results_from_dict
+from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
@@ -200,9 +200,8 @@ def _run_shard(
     """
     out = settings.results_dir
     out.mkdir(parents=True, exist_ok=True)
-    results = collab.evaluate(config, {"sha": target.sha, "ref": settings.event.ref}, out)
-    results_path = out / "results.json"
-    results_path.write_text(results.to_json(), encoding="utf-8")
+    results = _head_results(settings, collab, config, target, out)
+    results_path = write_results(results, out / "results.json")
     line = (
         f"ragguard: shard {settings.shard} of {config.suite}: {len(results.questions)} "
         f"questions evaluated; results in {results_path} for the final job to merge"
@@ -274,8 +273,7 @@ def _evaluate_and_report(
     out = settings.results_dir
     out.mkdir(parents=True, exist_ok=True)
     results = _head_results(settings, collab, config, target, out)
-    results_path = out / "results.json"
-    results_path.write_text(results.to_json(), encoding="utf-8")
+    results_path = write_results(results, out / "results.json")
 
     stored = fetch_baseline(settings, opts, collab, config, target)
     baseline = _baseline_results(stored)

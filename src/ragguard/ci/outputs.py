@@ -1,9 +1,8 @@
-"""Step outputs ($GITHUB_OUTPUT), the job summary ($GITHUB_STEP_SUMMARY) and log masks.
+"""Step outputs ($GITHUB_OUTPUT) and the job summary ($GITHUB_STEP_SUMMARY).
 
 Outputs use GitHub's heredoc form (``name<<DELIMITER``), with a delimiter that does not occur
 in the value, so a multi-line value (the metrics JSON, a message) cannot end early or smuggle
-in another output. Secrets are announced with ``::add-mask::`` before anything else is
-logged, so the runner hides them wherever they would appear in the log.
+in another output.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ragguard.compare import Comparison
-from ragguard.errors import InputError
 
 
 def output_block(name: str, value: str) -> str:
@@ -64,47 +62,6 @@ def write_outputs(path: Path | None, values: Mapping[str, str]) -> None:
     with path.open("a", encoding="utf-8") as handle:
         for name, value in values.items():
             handle.write(output_block(name, value))
-
-
-def mask_secrets(values: Iterable[str | None], emit: Callable[[str], object]) -> int:
-    """``::add-mask::`` for each secret (each line of a multi-line one); how many were sent.
-
-    GitHub masks ``secrets.*`` and the job token by itself; this covers a key that reached the
-    step another way (a variable set by an earlier step, a token minted by an app).
-    """
-    lines = {
-        line.strip()
-        for value in values
-        if value
-        for line in value.splitlines()
-        if len(line.strip()) >= MIN_MASK_LENGTH
-    }
-    for line in sorted(lines):
-        emit(f"::add-mask::{line}")
-    return len(lines)
-
-
-MIN_MASK_LENGTH = 4  # masking "a" or "ok" would blank out half the log
-
-
-def ci_secrets(env: Mapping[str, str], token: str | None, config: Path | None) -> list[str]:
-    """The secrets a `ragguard ci` step holds: the GitHub token and the judge's API key.
-
-    The key's variable is named by ``judge.api_key_env`` in the config; a config that cannot
-    be read yields no key here (the run reports the mistake itself, in one line).
-    """
-    from ragguard.judge.settings import generation_settings
-    from ragguard.judge.setup import load_generation_config
-
-    found = [token]
-    try:
-        raw, source = load_generation_config(config)
-        judge = generation_settings(raw, source).judge if raw is not None else None
-    except InputError:
-        judge = None
-    if judge is not None and judge.api_key_env:
-        found.append(env.get(judge.api_key_env))
-    return [value for value in found if value]
 
 
 def append_summary(path: Path | None, markdown: str) -> None:
