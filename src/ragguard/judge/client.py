@@ -57,10 +57,12 @@ class JudgeItem:
     question: str
     segments: tuple[Segment, ...]
     context: tuple[tuple[str, str], ...]
+    not_claims: frozenset[str] = frozenset()  # ids shown to the judge but not judged
 
     @property
     def sentence_ids(self) -> list[str]:
-        return [segment.id for segment in self.segments]
+        """The ids the judge must give a verdict for: the claims."""
+        return [segment.id for segment in self.segments if segment.id not in self.not_claims]
 
     @property
     def chunk_ids(self) -> list[str]:
@@ -207,7 +209,9 @@ class JudgeClient:
         return body
 
     def _first_body(self, item: JudgeItem) -> dict[str, Any]:
-        return self.request_body(build_messages(item.question, item.segments, item.context))
+        return self.request_body(
+            build_messages(item.question, item.segments, item.context, item.not_claims)
+        )
 
     def plan(self, items: Sequence[JudgeItem]) -> Plan:
         """Count calls and estimate tokens without calling anything."""
@@ -220,7 +224,7 @@ class JudgeClient:
             calls += 1
             prompt += len(json.dumps(body["messages"], ensure_ascii=False)) // CHARS_PER_TOKEN
             completion += COMPLETION_TOKENS_BASE + COMPLETION_TOKENS_PER_SENTENCE * len(
-                item.segments
+                item.sentence_ids
             )
         return Plan(len(items), calls, cached, prompt, completion)
 

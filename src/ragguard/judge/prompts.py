@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,8 @@ from ragguard.sources import parse_json_value
 
 SYSTEM_PROMPT = """\
 You check answers of a documentation assistant against the documentation it retrieved.
-For each numbered answer sentence, decide whether the context chunks support it: supported
+For each numbered answer sentence (not those marked "not judged", which frame the answer and
+are shown only so you read it whole), decide whether the context chunks support it: supported
 means a reader of the chunks would accept the sentence as stated there (paraphrase is fine;
 a changed number, a flipped negation or an added claim is not supported). Give the id of the
 chunk that supports it, or null. Rate how well the whole answer addresses the question from
@@ -60,18 +61,29 @@ class JudgeVerdict:
 
 
 def build_messages(
-    question: str, segments: Sequence[Segment], context: Sequence[tuple[str, str]]
+    question: str,
+    segments: Sequence[Segment],
+    context: Sequence[tuple[str, str]],
+    not_claims: Collection[str] = frozenset(),
 ) -> list[dict[str, str]]:
-    """The chat messages for one answer."""
+    """The chat messages for one answer.
+
+    Every statement is shown, so the judge reads the answer whole (for relevance and
+    declining); the ones ragguard does not count as claims (lead-ins, remarks about the
+    context: :mod:`ragguard.metrics.claims`) are marked ``(s1, not judged)`` and get no verdict.
+    """
     chunks = "\n\n".join(f"[chunk {chunk_id}]\n{text}" for chunk_id, text in context)
-    sentences = "\n".join(f"{segment.id}: {' '.join(segment.text.split())}" for segment in segments)
-    ids = ", ".join(segment.id for segment in segments)
+    lines = []
+    for segment in segments:
+        label = f"({segment.id}, not judged)" if segment.id in not_claims else segment.id
+        lines.append(f"{label}: {' '.join(segment.text.split())}")
+    ids = ", ".join(segment.id for segment in segments if segment.id not in not_claims)
     user = (
         f"Question: {' '.join(question.split())}\n\n"
         f"<context>\n{chunks or '(no chunks were retrieved)'}\n</context>\n\n"
-        f"<answer>\n{sentences}\n</answer>\n\n"
+        f"<answer>\n{chr(10).join(lines)}\n</answer>\n\n"
         f"Reply with one JSON object shaped like {REPLY_SHAPE}, with exactly one entry in "
-        f'"sentences" for each of these ids: {ids}.'
+        f'"sentences" for each of these ids: {ids or "(none)"}.'
     )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 

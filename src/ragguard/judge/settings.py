@@ -30,7 +30,7 @@ from ragguard.sources import LineDict, is_finite_number, type_name
 
 METHODS = ("lexical", "judge")
 DEFAULT_CACHE = ".ragguard/cache"
-PROMPT_VERSION = "ragguard-judge/1"
+PROMPT_VERSION = "ragguard-judge/2"
 
 FAITHFULNESS_KEYS = ("method", "threshold")
 METHOD_KEYS = ("method",)

@@ -21,6 +21,7 @@ from ragguard.judge.client import JudgeItem, JudgeOutcome
 from ragguard.judge.prompts import JudgeVerdict
 from ragguard.judge.settings import GenerationSettings
 from ragguard.metrics.answers import answer_f1, declined
+from ragguard.metrics.claims import non_claims
 from ragguard.metrics.faithfulness import faithfulness_score, lexical_verdicts
 from ragguard.metrics.relevance import judge_relevance, lexical_relevance
 from ragguard.metrics.text import Segment, segment
@@ -101,7 +102,10 @@ def judge_item(
     methods = settings.methods()
     if not any(methods.get(name) == "judge" for name in applicable(question, names)):
         return None
-    return JudgeItem(question.id, question.question, segments, context_of(record, corpus))
+    not_claims = frozenset(non_claims(segments))
+    return JudgeItem(
+        question.id, question.question, segments, context_of(record, corpus), not_claims
+    )
 
 
 def score_generation(
@@ -133,7 +137,9 @@ def score_generation(
     values: dict[str, float] = {}
     sentences: tuple[SentenceVerdict, ...] = ()
     if "faithfulness" in wanted and not (did_decline and not question.answerable):
-        sentences = _faithfulness_verdicts(segments, context, settings, verdict, did_decline)
+        sentences = _faithfulness_verdicts(
+            segments, context, question.question, settings, verdict, did_decline
+        )
         checked = did_decline is False and (
             verdict is not None or methods["faithfulness"] == "lexical"
         )
@@ -160,6 +166,7 @@ def score_generation(
 def _faithfulness_verdicts(
     segments: Sequence[Segment],
     context: Sequence[tuple[str, str]],
+    question: str,
     settings: GenerationSettings,
     verdict: JudgeVerdict | None,
     did_decline: bool,
@@ -169,7 +176,7 @@ def _faithfulness_verdicts(
         return _declined_sentences(segments)
     if settings.faithfulness_method == "judge":
         return _judged_sentences(segments, verdict, context)
-    return lexical_verdicts(segments, context, settings.threshold)
+    return lexical_verdicts(segments, context, settings.threshold, question)
 
 
 def _relevance(
@@ -195,14 +202,19 @@ def _judged_sentences(
     verdict: JudgeVerdict | None,
     context: Sequence[tuple[str, str]],
 ) -> tuple[SentenceVerdict, ...]:
-    """The judge's verdicts as sentence verdicts; no context means nothing is supported."""
+    """The judge's verdicts as sentence verdicts; no context means nothing is supported.
+    Statements that are not claims are left out, as by the lexical method."""
     if verdict is None:
         return tuple(
             SentenceVerdict(s.id, s.text, None, None, None, "judge error") for s in segments
         )
     judged = verdict.by_id
+    skipped = non_claims(segments)
     sentences = []
     for s in segments:
+        if s.id in skipped:
+            sentences.append(SentenceVerdict(s.id, s.text, None, None, None, skipped[s.id]))
+            continue
         if not context:
             sentences.append(SentenceVerdict(s.id, s.text, False, 0.0, None, "empty context"))
             continue

@@ -1,4 +1,4 @@
-"""Text for generation metrics: content terms, numbers, negation and sentence segmentation.
+"""Text for generation metrics: sentence segmentation, content words and stems, quantities.
 
 Segmentation is plain code, so the denominator of faithfulness never depends on a model:
 the same answer always gives the same segments with the same ids (``s1``, ``s2``, ...).
@@ -18,8 +18,11 @@ Rules (see docs/generation.md):
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 
 def _words(text: str) -> frozenset[str]:
@@ -46,9 +49,6 @@ STOPWORDS = _words(
 )
 
 _TERM = re.compile(r"[a-z0-9-]+")
-_NUMBER = re.compile(r"(?<![0-9])\d+(?:[.,:]\d+)*")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+$")
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2010": "-", "\u2011": "-"})
 
 
@@ -68,17 +68,93 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(token for token in tokens(text) if token not in STOPWORDS)
 
 
-def numbers(text: str) -> frozenset[str]:
-    """Numbers as written, thousands separators removed: ``1,000`` -> ``1000``, ``2.3.1``."""
-    found = set()
-    for match in _NUMBER.findall(text):
-        found.add(match.replace(",", "") if _THOUSANDS.match(match) else match)
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem of a lowercased word: ``paid``/``pays`` stay apart
+    but ``requests``/``request`` and ``located``/``location`` meet. Cached: prose repeats."""
+    return _english_stemmer().stemWord(word)
+
+
+@functools.cache
+def _english_stemmer() -> Any:
+    import snowballstemmer  # imported on first use: the CLI's start-up does not pay for it
+
+    return snowballstemmer.stemmer("english")
+
+
+_WORD = re.compile(r"v?\d+(?:\.\d+){2,}(?![\w.])|[a-z0-9]+")
+
+
+def stems(text: str) -> list[str]:
+    """Stems of the words of ``text`` that carry content, in order (see :func:`stemmed_words`)."""
+    return [stemmed for _, stemmed in stemmed_words(text)]
+
+
+def stemmed_words(text: str) -> list[tuple[str, str]]:
+    """(word, stem) for the words of ``text`` that carry content, in order: stopwords and
+    bare numbers dropped (numbers are compared as quantities), hyphenated words split, a
+    version string (``2.3.1``) kept whole."""
+    found = []
+    for word in _WORD.findall(normalize(text)):
+        if "." in word:
+            found.append((word, word))
+        elif word not in STOPWORDS and word not in NUMBER_WORDS and not word.isdigit():
+            found.append((word, stem(word)))
+    return found
+
+
+NUMBER_WORDS = {
+    word: float(value)
+    for value, word in enumerate(
+        [
+            "zero",
+            "_",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+    if word != "_"
+} | {"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0}
+NUMBER_WORDS |= {"eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "thousand": 1000.0}
+NUMBER_WORDS |= {"million": 1e6, "billion": 1e9, "dozen": 12.0, "twice": 2.0}
+
+_QUANTITY = re.compile(
+    r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w]|\.\d)"
+)
+
+
+def quantities(text: str) -> frozenset[float]:
+    """The numbers ``text`` states, as values: ``1,000`` = ``1000`` = ``1000.0``; written
+    numbers from two to ninety, hundred, thousand, million, dozen (``one`` is too often a
+    pronoun). Digits inside a word (``PS4``, ``mp3``, ``v2``) are names, not quantities; so
+    are version strings with two dots."""
+    found: set[float] = set()
+    lowered = normalize(text)
+    for match in _QUANTITY.finditer(lowered):
+        value = match.group(0).replace(",", "")
+        if value.count(".") <= 1 and math.isfinite(number := float(value)):
+            found.add(number)
+    for word in re.findall(r"[a-z]+", lowered):
+        if word in NUMBER_WORDS:
+            found.add(NUMBER_WORDS[word])
     return frozenset(found)
-
-
-def is_negated(text: str) -> bool:
-    """True when the text carries a negation cue (not, no, never, n't, without, ...)."""
-    return _NEGATION.search(normalize(text)) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +174,6 @@ _SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.DOTALL)
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]*_]*\s+")
-_WORD_BEFORE = re.compile(r"(\S+)$")
 
 # Never end a sentence: the next word continues it whatever its case.
 ABBREVIATIONS = _words(
@@ -128,6 +203,18 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+def _word_ending_at(text: str, end: int) -> str:
+    """The run of non-space characters that ends at ``end``, found by a bounded backward scan.
+
+    Looking back from the boundary (not re-searching the whole prefix) keeps segmentation
+    linear in the answer's length.
+    """
+    start = end
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return text[start:end]
+
+
 def _mask_code_spans(text: str) -> str:
     """Replace code spans by same-length filler so their dots are never boundaries."""
     return _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
@@ -139,8 +226,7 @@ def _continues(text: str, match: re.Match[str]) -> bool:
         return False
     if text[match.start()] != ".":
         return False
-    before = _WORD_BEFORE.search(text[: match.start() + 1])
-    word = before.group(1).lower().lstrip("([\"'*_") if before else ""
+    word = _word_ending_at(text, match.start() + 1).lower().lstrip("([\"'*_")
     next_char = text[match.end()]
     if word in ABBREVIATIONS:
         return True

@@ -1,0 +1,207 @@
+"""Which statements of an answer are claims about the world, and what each one claims.
+
+Real LLM answers wrap their facts in prose that is not checkable against the context: a
+lead-in ("Based on the given passages, here are the steps:"), the question repeated, remarks
+about the passages ("Passage 3 does not provide enough information"), refusals, and citations
+("(Passage 1)", "[2]", "see step 4"). Counting these as claims made the lexical check flag
+almost every real answer (docs/generation.md, "Measured on real answers"). The rules:
+
+- A segment that ends with ``?`` (a question) or ``:`` (a lead-in to a list) is not a claim.
+- A refusal (:func:`ragguard.metrics.answers.is_refusal`) is not a claim: abstention scores it.
+- A remark about the context, a sentence that names the passages / context / sources /
+  provided information and is negated ("the passages do not mention X", "none is mentioned in
+  the given passages"), is not a claim: it says what the context lacks, not what is true.
+- Citations and references to the answer's own steps are removed before the claim is read:
+  ``(Passage 1)``, ``passages 2 and 3``, ``[1]``, ``source 2``, ``step 4``.
+- Framing words ("based", "according", "provided", "passage", "answer", "important", "note",
+  "however", "overall", ...) are not content: a segment with no content word left is not a
+  claim, and the words never count for or against a claim.
+
+What remains is checked: its content stems and its quantities.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragguard.metrics.answers import is_refusal
+from ragguard.metrics.text import Segment, normalize, quantities, stem, stemmed_words
+
+FRAMING_WORDS = frozenset(
+    [
+        "based",
+        "provided",
+        "given",
+        "passage",
+        "passages",
+        "context",
+        "contexts",
+        "information",
+        "text",
+        "texts",
+        "source",
+        "sources",
+        "document",
+        "documents",
+        "excerpt",
+        "excerpts",
+        "answer",
+        "answers",
+        "question",
+        "questions",
+        "according",
+        "mention",
+        "mentioned",
+        "mentions",
+        "state",
+        "states",
+        "stated",
+        "say",
+        "says",
+        "said",
+        "describe",
+        "described",
+        "describes",
+        "explain",
+        "explained",
+        "explains",
+        "indicate",
+        "indicated",
+        "indicates",
+        "suggest",
+        "suggests",
+        "here",
+        "sure",
+        "hope",
+        "helps",
+        "help",
+        "let",
+        "know",
+        "however",
+        "additionally",
+        "overall",
+        "therefore",
+        "thus",
+        "hence",
+        "furthermore",
+        "moreover",
+        "finally",
+        "firstly",
+        "secondly",
+        "lastly",
+        "important",
+        "importantly",
+        "note",
+        "noted",
+        "notes",
+        "generally",
+        "typically",
+        "usually",
+        "various",
+        "different",
+        "specific",
+        "certain",
+        "follow",
+        "following",
+        "step",
+        "steps",
+        "way",
+        "ways",
+        "summary",
+        "summarize",
+        "conclusion",
+        "example",
+        "examples",
+        "instance",
+        "etc",
+        "include",
+        "includes",
+        "including",
+        "including",
+        "main",
+        "key",
+    ]
+)
+_FRAMING_STEMS = frozenset(stem(word) for word in FRAMING_WORDS)
+
+_CITATION = re.compile(
+    r"\b(?:passages?|sources?|documents?|contexts?|chunks?|references?|excerpts?|steps?|items?"
+    r"|points?|options?|methods?|tips?|parts?|sections?)\s*#?\s*\d+"
+    r"(?:\s*(?:,|and|&|-|\u2013|or|to)\s*\d+)*"
+    r"|\[\s*\d+(?:\s*[,\u2013-]\s*\d+)*\s*\]",
+    re.IGNORECASE,
+)
+_CONTEXT_REFERENCE = re.compile(
+    r"\b(?:passages?|contexts?|sources?|documents?|excerpts?|provided (?:text|information)"
+    r"|given (?:text|information)|information (?:provided|given))\b"
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b")
+
+NOT_A_QUESTION = "not a claim: a question"
+NOT_A_LEAD_IN = "not a claim: a lead-in"
+NOT_A_REFUSAL = "not a claim: a refusal"
+NOT_ABOUT_CONTEXT = "not a claim: a remark about the context"
+NO_CONTENT = "not a claim: no content words"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What one statement claims: its content stems (first spelling kept for the reason
+    shown in a report) and its quantities."""
+
+    stems: dict[str, str]
+    quantities: frozenset[float]
+
+
+def without_citations(text: str) -> str:
+    """The text with citations and step references replaced by spaces."""
+    return _CITATION.sub(" ", text)
+
+
+def not_a_claim(text: str) -> str | None:
+    """Why a statement is not a claim (a note such as ``not a claim: a lead-in``), or None."""
+    stripped = text.strip().rstrip("*_)\"'").rstrip()
+    if stripped.endswith("?"):
+        return NOT_A_QUESTION
+    if stripped.endswith(":"):
+        return NOT_A_LEAD_IN
+    if is_refusal(text):
+        return NOT_A_REFUSAL
+    lowered = normalize(without_citations(text))
+    if _CONTEXT_REFERENCE.search(lowered) and _NEGATION.search(lowered):
+        return NOT_ABOUT_CONTEXT
+    return None
+
+
+def claim_of(text: str) -> Claim | None:
+    """The claim a statement makes, or None when it has no content word and no quantity."""
+    cleaned = without_citations(text)
+    spelled: dict[str, str] = {}
+    for word, stemmed in stemmed_words(cleaned):
+        if stemmed not in _FRAMING_STEMS:
+            spelled.setdefault(stemmed, word)
+    amounts = quantities(cleaned)
+    if not spelled and not amounts:
+        return None
+    return Claim(spelled, amounts)
+
+
+def why_not_a_claim(text: str) -> str | None:
+    """The note for a statement that is not a claim, or None for a claim."""
+    reason = not_a_claim(text)
+    if reason is None and claim_of(text) is None:
+        return NO_CONTENT
+    return reason
+
+
+def non_claims(segments: Sequence[Segment]) -> dict[str, str]:
+    """Segment id -> why it is not a claim, for the segments that are not claims. The lexical
+    method and the judge leave exactly these out of faithfulness."""
+    found = {}
+    for segment in segments:
+        reason = why_not_a_claim(segment.text)
+        if reason is not None:
+            found[segment.id] = reason
+    return found
