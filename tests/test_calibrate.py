@@ -7,7 +7,7 @@ from fake_openai import FakeOpenAI
 
 from ragguard.calibrate import (
     cohen_kappa,
-    judge_agreement,
+    judge_agreements,
     lexical_agreement,
     load_calibration,
 )
@@ -66,17 +66,23 @@ def test_judge_agreement_counts_failures_apart(write):
     items = load_calibration(write("cal.yaml", CALIBRATION))
     with FakeOpenAI(by_text={"hundred": "non_json"}) as server:
         judge = JudgeClient(JudgeSettings(server.base_url, "m", cache_dir=None))
-        result = judge_agreement(items, judge.judge_many)
+        result = judge_agreements(items, judge.judge_many)
     # The fake judge ignores short words, so it misses the changed number (200): 1 of 2.
-    assert (result.n, result.agree, result.failed) == (2, 1, 1)
-    assert result.kappa == 0.0
+    sentences, answers = result["sentence"], result["answer"]
+    assert (sentences.n, sentences.agree, sentences.failed) == (2, 1, 0)
+    assert sentences.kappa == 0.0
+    assert (answers.n, answers.agree, answers.failed) == (0, 0, 1)
+    assert list(result) == ["answer", "sentence"]
 
 
 def test_calibrate_command_prints_the_table(write, ragguard_cli):
     result = ragguard_cli("calibrate", write("cal.yaml", CALIBRATION))
     assert result.exit_code == 0, result.output
     assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
-    assert "lexical       3      2      0.67" in result.stdout
+    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    assert "method level n agree accuracy kappa failed" in rows
+    assert "lexical answer 1 0 0.00 0.00 0" in rows
+    assert "lexical sentence 2 2 1.00 1.00 0" in rows
     assert "  paraphrase: 0/1 = 0.00" in result.stdout
 
 
@@ -92,7 +98,9 @@ def test_calibrate_command_with_the_judge(write, ragguard_cli, monkeypatch, tmp_
         )
         assert server.calls == 3
     assert result.exit_code == 0, result.output
-    assert "judge         3" in result.stdout
+    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    assert any(row.startswith("judge answer 1 ") for row in rows), result.stdout
+    assert any(row.startswith("judge sentence 2 ") for row in rows), result.stdout
 
 
 @pytest.mark.parametrize(
@@ -162,7 +170,9 @@ def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
     )
     assert result.exit_code == 0, result.output
     assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
-    assert "lexical       3      3      1.00    1.00" in result.stdout
+    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    assert "lexical answer 1 1 1.00 1.00 0" in rows
+    assert "lexical sentence 2 2 1.00 1.00 0" in rows
 
 
 def test_sentence_ids_in_meta_human_are_checked(write, cli_error):

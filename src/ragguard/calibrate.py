@@ -30,6 +30,7 @@ from typing import Any
 
 from ragguard.errors import InputError, Where
 from ragguard.judge.client import JudgeItem, JudgeOutcome
+from ragguard.metrics.claims import non_claims
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.generation import context_of
 from ragguard.metrics.text import segment
@@ -95,13 +96,10 @@ def agreement(pairs: Sequence[tuple[bool, bool]], failed: int = 0) -> Agreement:
 
 
 def lexical_says(item: CalibrationItem, threshold: float = DEFAULT_THRESHOLD) -> bool:
-    """The lexical method's verdict: every checkable statement supported (and at least one)."""
-    verdicts = [
-        v
-        for v in lexical_verdicts(segment(item.text), item.context, threshold)
-        if v.supported is not None
-    ]
-    return bool(verdicts) and all(v.supported for v in verdicts)
+    """The lexical method's verdict: no claim of the sentence or answer is unsupported.
+    Statements that are not claims (lead-ins, remarks about the context) count for neither."""
+    verdicts = lexical_verdicts(segment(item.text), item.context, threshold, item.question)
+    return not any(v.supported is False for v in verdicts)
 
 
 def lexical_agreement(
@@ -110,29 +108,51 @@ def lexical_agreement(
     return agreement([(item.human, lexical_says(item, threshold)) for item in items])
 
 
+def lexical_agreements(
+    items: Sequence[CalibrationItem], threshold: float = DEFAULT_THRESHOLD
+) -> dict[str, Agreement]:
+    """The lexical method's agreement at each level present: answers, sentences."""
+    return {level: lexical_agreement(group, threshold) for level, group in by_level(items).items()}
+
+
 def judge_items(items: Sequence[CalibrationItem]) -> list[JudgeItem]:
-    return [
-        JudgeItem(item.id, item.question, segment(item.text), item.context)
-        for item in items
-        if segment(item.text)
-    ]
+    """One judge call per item, with the same statements and ids the scoring sends."""
+    judged = []
+    for item in items:
+        segments = segment(item.text)
+        if segments:
+            not_claims = frozenset(non_claims(segments))
+            judged.append(JudgeItem(item.id, item.question, segments, item.context, not_claims))
+    return judged
 
 
-def judge_agreement(
+def judge_agreements(
     items: Sequence[CalibrationItem],
     judge_many: Callable[[Sequence[JudgeItem]], Mapping[str, JudgeOutcome]],
-) -> Agreement:
-    """Agreement of the judge; items it failed on are counted apart, never as agreement."""
+) -> dict[str, Agreement]:
+    """The judge's agreement at each level; items it failed on are counted apart, never as
+    agreement. The judge says "supported" when it finds no claim unsupported."""
     outcomes = judge_many(judge_items(items))
-    pairs, failed = [], 0
-    for item in items:
-        outcome = outcomes.get(item.id)
-        if outcome is None or outcome.verdict is None:
-            failed += 1
-            continue
-        says = all(sentence.supported for sentence in outcome.verdict.sentences)
-        pairs.append((item.human, says))
-    return agreement(pairs, failed)
+    found: dict[str, Agreement] = {}
+    for level, group in by_level(items).items():
+        pairs, failed = [], 0
+        for item in group:
+            outcome = outcomes.get(item.id)
+            if outcome is None or outcome.verdict is None:
+                failed += 1
+                continue
+            says = all(sentence.supported for sentence in outcome.verdict.sentences)
+            pairs.append((item.human, says))
+        found[level] = agreement(pairs, failed)
+    return found
+
+
+def by_level(items: Sequence[CalibrationItem]) -> dict[str, list[CalibrationItem]]:
+    """Items grouped by level, answers first."""
+    groups: dict[str, list[CalibrationItem]] = {}
+    for item in sorted(items, key=lambda item: item.level != "answer"):
+        groups.setdefault(item.level, []).append(item)
+    return groups
 
 
 def by_kind(items: Sequence[CalibrationItem]) -> dict[str, list[CalibrationItem]]:
@@ -235,21 +255,22 @@ def _context(value: Any, where: Where) -> tuple[tuple[str, str], ...]:
 
 def report_lines(
     items: Sequence[CalibrationItem],
-    results: Mapping[str, Agreement],
+    results: Mapping[str, Mapping[str, Agreement]],
     kinds: Mapping[str, Agreement],
 ) -> list[str]:
-    """The calibration table: one row per method, then lexical accuracy per kind."""
+    """The calibration table: one row per method and level, then lexical accuracy per kind."""
     sentences = sum(1 for item in items if item.level == "sentence")
     lines = [
         f"{len(items)} items: {sentences} sentence verdicts, {len(items) - sentences} answer verdicts",
         "",
-        f"{'method':<10}{'n':>5}{'agree':>7}{'accuracy':>10}{'kappa':>8}{'failed':>8}",
+        f"{'method':<10}{'level':<10}{'n':>6}{'agree':>7}{'accuracy':>10}{'kappa':>8}{'failed':>8}",
     ]
-    for method, result in results.items():
-        lines.append(
-            f"{method:<10}{result.n:>5}{result.agree:>7}{result.accuracy:>10.2f}"
-            f"{result.kappa:>8.2f}{result.failed:>8}"
-        )
+    for method, levels in results.items():
+        for level, result in levels.items():
+            lines.append(
+                f"{method:<10}{level:<10}{result.n:>6}{result.agree:>7}{result.accuracy:>10.2f}"
+                f"{result.kappa:>8.2f}{result.failed:>8}"
+            )
     if kinds:
         lines += ["", "lexical by kind:"]
         for kind, result in kinds.items():

@@ -504,8 +504,9 @@ def calibrate_command(
     from ragguard.calibrate import (
         by_kind,
         items_from_run,
-        judge_agreement,
+        judge_agreements,
         lexical_agreement,
+        lexical_agreements,
         load_calibration,
         report_lines,
     )
@@ -528,10 +529,10 @@ def calibrate_command(
 
     raw_config, source = load_generation_config(_judge_config(config_file, use_judge))
     settings = generation_settings(raw_config, source, judge_override=use_judge)
-    results = {"lexical": lexical_agreement(items, settings.threshold)}
+    results = {"lexical": lexical_agreements(items, settings.threshold)}
     if use_judge and settings.judge is not None:
         client = JudgeClient.from_environment(settings.judge)
-        results["judge"] = judge_agreement(items, client.judge_many)
+        results["judge"] = judge_agreements(items, client.judge_many)
         click.echo(client.usage.line(), err=True)
     kinds = {
         kind: lexical_agreement(group, settings.threshold) for kind, group in by_kind(items).items()

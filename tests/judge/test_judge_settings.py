@@ -23,7 +23,7 @@ def error(text: str, **kwargs) -> str:
 
 def test_defaults_without_a_config():
     result = generation_settings(None, "ragguard.yml")
-    assert (result.faithfulness_method, result.threshold) == ("lexical", 0.75)
+    assert (result.faithfulness_method, result.threshold) == ("lexical", 0.5)
     assert (result.relevance_method, result.abstention_method) == ("lexical", "lexical")
     assert result.judge is None and not result.uses_judge
 
@@ -72,7 +72,7 @@ judge:
     assert judge.cache_dir == Path("/repo/.cache/judge")
     assert result.fingerprint(["faithfulness", "answer_f1"]) == {
         "faithfulness": {"method": "judge"},
-        "judge": {"model": "llama3.1", "temperature": 0.2, "seed": 3, "prompt": "ragguard-judge/1"},
+        "judge": {"model": "llama3.1", "temperature": 0.2, "seed": 3, "prompt": "ragguard-judge/2"},
     }
 
 

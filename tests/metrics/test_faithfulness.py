@@ -1,5 +1,5 @@
-"""Lexical faithfulness: the seed's example exactly, per-chunk evidence, numbers, negation,
-and the labelled tricky-sentence set with the accuracy the docs report."""
+"""Lexical faithfulness: the seed's example exactly, claims and framing, evidence, quantities,
+contradictions, and the labelled tricky-sentence set with the accuracy the docs report."""
 
 from __future__ import annotations
 
@@ -9,7 +9,19 @@ from pathlib import Path
 import pytest
 
 from ragguard.calibrate import lexical_agreement, load_calibration
-from ragguard.metrics.faithfulness import faithfulness_score, lexical_verdicts, verdict_lines
+from ragguard.metrics.claims import (
+    NO_CONTENT,
+    NOT_A_LEAD_IN,
+    NOT_A_QUESTION,
+    NOT_A_REFUSAL,
+    NOT_ABOUT_CONTEXT,
+)
+from ragguard.metrics.faithfulness import (
+    faithfulness_score,
+    is_negated,
+    lexical_verdicts,
+    verdict_lines,
+)
 from ragguard.metrics.text import segment
 
 PASSAGE = (
@@ -44,10 +56,41 @@ def test_evidence_is_one_chunk_not_words_scattered_across_chunks():
         ("c", "The limit is counted per minute."),
     ]
     (verdict,) = lexical_verdicts(segment("Each API key may send requests per minute."), context)
-    # All five content terms occur in the context, but no chunk holds more than two of them.
+    # All five content words occur in the context, but no chunk holds more than two of them.
     assert verdict.supported is False
     assert verdict.score == pytest.approx(2 / 5)
-    assert verdict.note == "share below 0.75"
+    assert verdict.note == "not in the context: send, requests, minute"
+
+
+def test_evidence_joins_adjacent_sentences_of_one_chunk_but_not_distant_ones():
+    sentence = segment("Each API key has a quota of 100 requests per minute.")
+    near = [("rl", "Each API key has a quota. The quota is 100 requests per minute.")]
+    (verdict,) = lexical_verdicts(sentence, near, threshold=0.9)
+    assert (verdict.supported, verdict.score) == (True, 1.0)
+    far = [
+        (
+            "rl",
+            "Each API key has a quota. Pagination uses cursors. Cursors expire. "
+            "The limit is 100 requests per minute.",
+        )
+    ]
+    (verdict,) = lexical_verdicts(sentence, far, threshold=0.9)
+    assert (verdict.supported, verdict.score) == (False, pytest.approx(3 / 5))
+
+
+def test_words_of_the_question_count_as_given():
+    sentence = segment("Automotive technicians are paid by the hour.")
+    context = [("pay", "Most shops pay by the hour.")]
+    assert lexical_verdicts(sentence, context)[0].supported is False
+    question = "How are automotive technicians paid?"
+    (verdict,) = lexical_verdicts(sentence, context, question=question)
+    assert (verdict.supported, verdict.score) == (True, 1.0)
+
+
+def test_inflections_are_folded():
+    context = [("geo", "Technicians in Alaska earn the highest average pay by location.")]
+    (verdict,) = lexical_verdicts(segment("Earning the highest pay is located in Alaska."), context)
+    assert verdict.supported is True
 
 
 def test_best_chunk_is_the_evidence_and_ties_go_to_the_higher_rank():
@@ -56,54 +99,145 @@ def test_best_chunk_is_the_evidence_and_ties_go_to_the_higher_rank():
     assert (verdict.supported, verdict.evidence, verdict.score) == (True, "x", 1.0)
 
 
-def test_a_number_the_evidence_lacks_makes_the_sentence_unsupported():
+def test_a_changed_number_makes_the_sentence_unsupported():
     (verdict,) = lexical_verdicts(
-        segment("Each API key may send 200 requests per minute, status 429."),
+        segment("Each API key may send 1000 requests per minute, status 429."),
         [("rate-limits", PASSAGE)],
     )
-    assert verdict.supported is False
-    assert verdict.score == pytest.approx(7 / 8)
-    assert verdict.note == "number 200 not in the evidence"
+    assert (verdict.supported, verdict.score) == (False, 0.0)
+    assert verdict.note == "number 1000 not in the evidence"
+    assert verdict.evidence == "rate-limits"
 
 
-def test_a_number_found_in_another_chunk_moves_the_evidence_there():
-    context = [("old", "Each API key may send 50 requests per minute."), ("new", PASSAGE)]
-    (verdict,) = lexical_verdicts(segment("An API key may send 100 requests per minute."), context)
-    assert (verdict.supported, verdict.evidence) == (True, "new")
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You can send 100 requests per minute per API key (Passage 1).",
+        "According to passage 2, you can send 100 requests per minute per API key.",
+        "You can send one hundred requests per minute per API key [1].",
+        "You can send 100.0 requests per minute per API key, as in step 3.",
+    ],
+)
+def test_citations_and_written_numbers_are_not_taken_for_quantities(sentence):
+    (verdict,) = lexical_verdicts(segment(sentence), [("rate-limits", PASSAGE)])
+    assert verdict.supported is True, verdict.note
+
+
+def test_thousands_separators_and_written_numbers_are_the_same_quantity():
+    context = [("c", "Each plan allows 1,000 calls and two retries.")]
+    (verdict,) = lexical_verdicts(segment("Each plan allows 1000 calls and 2 retries."), context)
+    assert verdict.supported is True
 
 
 @pytest.mark.parametrize(
     ("sentence", "context", "note"),
     [
         (
-            "Requests are not retried automatically.",
-            "Requests are retried automatically by the SDK.",
-            "negation mismatch: only the sentence is negated",
+            "Extra requests never return status 429.",
+            PASSAGE,
+            "contradicts the context: only the statement is negated",
         ),
         (
             "Webhook deliveries are signed.",
             "Webhook deliveries are never signed.",
-            "negation mismatch: only the evidence is negated",
+            "contradicts the context: only the evidence is negated",
         ),
     ],
 )
-def test_negation_mismatch_makes_the_sentence_unsupported(sentence, context, note):
+def test_a_flipped_claim_is_a_contradiction(sentence, context, note):
     (verdict,) = lexical_verdicts(segment(sentence), [("c", context)])
-    assert verdict.supported is False
-    assert verdict.note == note
+    assert (verdict.supported, verdict.score, verdict.note) == (False, 0.0, note)
 
 
-def test_negation_is_compared_with_the_closest_sentence_of_the_chunk():
-    chunk = "Tokens are not refreshed by the server. Tokens expire after 60 minutes."
-    (verdict,) = lexical_verdicts(segment("Tokens expire after 60 minutes."), [("auth", chunk)])
-    assert verdict.supported is True
+@pytest.mark.parametrize(
+    ("sentence", "chunk"),
+    [
+        # the negation is in another sentence of the chunk
+        (
+            "Tokens expire after 60 minutes.",
+            "Tokens are not refreshed. Tokens expire after 60 minutes.",
+        ),
+        # ... in a neighbouring clause
+        (
+            "Scrape the plastic off with a wooden spatula.",
+            "Scrape the plastic off with a wooden spatula, taking care not to damage the drum.",
+        ),
+        # ... or not a denial at all
+        (
+            "Technicians are paid by the hour or by commission.",
+            "Technicians are paid by the hour or by commission (commission or not).",
+        ),
+    ],
+)
+def test_a_negation_elsewhere_is_no_contradiction(sentence, chunk):
+    (verdict,) = lexical_verdicts(segment(sentence), [("c", chunk)])
+    assert verdict.supported is True, verdict.note
 
 
-def test_statements_without_content_terms_are_not_counted():
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("Requests are not retried.", True),
+        ("Tokens never expire.", True),
+        ("You don\u2019t need a key.", True),
+        ("It can't be changed.", True),
+        ("Requests without a key fail.", True),
+        ("Requests are retried.", False),
+        ("Annotations are kept.", False),
+        ("Paid by the hour (commission or not).", False),
+        ("It is not only fast but cheap.", False),
+        ("Send no more than 100 requests.", False),
+    ],
+)
+def test_negation_cues(text, negated):
+    assert is_negated(text) is negated
+
+
+@pytest.mark.parametrize(
+    ("answer", "note"),
+    [
+        ("Based on the given passages, to fix a lift valve follow these steps:", NOT_A_LEAD_IN),
+        ("How do automotive technicians get paid?", NOT_A_QUESTION),
+        ("The passages do not provide specific information on pay rates.", NOT_A_REFUSAL),
+        ("None is mentioned in the given passages.", NOT_ABOUT_CONTEXT),
+        ("Passage 3 doesn't say anything about salaries in Ohio.", NOT_ABOUT_CONTEXT),
+        ("I hope this helps!", NO_CONTENT),
+        ("Yes.", NO_CONTENT),
+    ],
+)
+def test_framing_and_remarks_about_the_context_are_not_claims(answer, note):
+    (verdict,) = lexical_verdicts(segment(answer), [("rl", PASSAGE)])
+    assert (verdict.supported, verdict.score, verdict.note) == (None, None, note)
+
+
+def test_a_real_answer_with_framing_counts_only_its_claims():
+    answer = (
+        "Based on the provided passages, here is the answer:\n\n"
+        "According to passage 1, you can send 100 requests per minute per API key. "
+        "Extra requests return status 429 (Passage 1). "
+        "However, the passages do not mention when the limits reset."
+    )
+    verdicts = lexical_verdicts(segment(answer), [("rate-limits", PASSAGE)])
+    assert [v.supported for v in verdicts] == [None, True, True, None]
+    assert faithfulness_score(verdicts) == 1.0
+
+
+def test_an_invented_sentence_among_copied_ones_is_caught():
+    answer = (
+        "Each API key may send 100 requests per minute. "
+        "Extra requests return status 429 with a Retry-After header. "
+        "Unused quota rolls over to the next billing month."
+    )
+    verdicts = lexical_verdicts(segment(answer), [("rate-limits", PASSAGE)])
+    assert [v.supported for v in verdicts] == [True, True, False]
+    assert verdicts[2].note == "not in the context: unused, quota, rolls, next, billing, month"
+
+
+def test_statements_without_content_words_are_not_counted():
     verdicts = lexical_verdicts(
         segment("Yes. Extra requests return status 429."), [("rl", PASSAGE)]
     )
-    assert [(v.supported, v.note) for v in verdicts] == [(None, "no content terms"), (True, None)]
+    assert [(v.supported, v.note) for v in verdicts] == [(None, NO_CONTENT), (True, None)]
     assert faithfulness_score(verdicts) == 1.0
 
 
@@ -125,17 +259,32 @@ def test_verdict_lines_show_the_notes_of_failed_checks():
     )
     assert verdict_lines(verdicts, clean=str.upper) == [
         "NOT CHECKED: YES.",
-        "    NO CONTENT TERMS",
-        "NOT FOUND (0.83): EACH API KEY MAY SEND 200 REQUESTS PER MINUTE.",
+        "    NOT A CLAIM: NO CONTENT WORDS",
+        "NOT FOUND (0.00): EACH API KEY MAY SEND 200 REQUESTS PER MINUTE.",
         "    NUMBER 200 NOT IN THE EVIDENCE",
         "Faithfulness: 0/1 sentences supported",
     ]
 
 
 def test_threshold_is_respected():
-    sentence = segment("Extra requests return status 429 quickly.")  # 5 of 6 terms
+    sentence = segment("Extra requests return status 429 quickly.")  # 4 of 5 words
     assert lexical_verdicts(sentence, [("rl", PASSAGE)], threshold=0.8)[0].supported is True
     assert lexical_verdicts(sentence, [("rl", PASSAGE)], threshold=0.9)[0].supported is False
+
+
+def test_verdict_is_exactly_the_score_against_the_threshold():
+    """The benchmark tunes the threshold on recorded scores: that needs this to hold."""
+    answer = ANSWER + " Each API key may send 1000 requests. Extra requests never return 429."
+    for threshold in (0.3, 0.5, 0.75):
+        for v in lexical_verdicts(segment(answer), [("rl", PASSAGE)], threshold):
+            assert v.supported is (v.score >= threshold)
+
+
+def test_scoring_is_linear_in_the_answer_length():
+    """Operation count, not time: the segmenter looks back only to the previous space."""
+    sentence = "Extra requests return status 429 e.g. after a burst. "
+    short, long = sentence * 200, sentence * 400
+    assert len(segment(long)) == 2 * len(segment(short))
 
 
 def documented_accuracy() -> dict[str, str]:

@@ -68,10 +68,10 @@ def test_score_computes_generation_metrics_with_a_corpus(write, ragguard_cli, tm
     first, refunds = data["questions"]
     assert first["metrics"]["faithfulness"] == 2 / 3
     assert [s["supported"] for s in first["sentences"]] == [True, True, False]
-    assert first["sentences"][2]["note"] == "share below 0.75"
+    assert first["sentences"][2]["note"] == "not in the context: limits, reset, hour"
     assert refunds["metrics"] == {"abstention": 1.0}
     assert data["summary"]["abstention"]["value"] == 1.0
-    assert data["config"]["settings"]["faithfulness"] == {"method": "lexical", "threshold": 0.75}
+    assert data["config"]["settings"]["faithfulness"] == {"method": "lexical", "threshold": 0.5}
 
 
 def test_threshold_from_config(write, ragguard_cli, tmp_path):

@@ -1,4 +1,4 @@
-"""Tokens, content terms, numbers, negation and deterministic sentence segmentation."""
+"""Tokens, content terms, stems, quantities and deterministic sentence segmentation."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import pytest
 from ragguard.metrics.text import (
     STOPWORDS,
     content_terms,
-    is_negated,
-    numbers,
+    quantities,
     segment,
     split_sentences,
+    stems,
     tokens,
 )
 
@@ -53,32 +53,33 @@ def test_stopword_list_is_standard_english_and_covers_the_seeds():
     }
 
 
-def test_numbers_are_read_whole():
-    assert numbers("Send 1,000 requests with v2.3.1 at 10:30, about 1.5x") == {
-        "1000",
-        "2.3.1",
-        "10:30",
-        "1.5",
+def test_quantities_are_values():
+    assert quantities("Send 1,000 requests with v2.3.1 at 10:30, about 1.5x") == {
+        1000.0,
+        10.0,
+        30.0,
+        1.5,
     }
-    assert numbers("no digits here") == frozenset()
+    assert quantities("1000 requests") == quantities("1,000 requests") == {1000.0}
+    assert quantities("two or three eyes, a dozen eggs") == {2.0, 3.0, 12.0}
+    assert quantities("one of them runs on PS4 and mp3") == frozenset()
+    assert quantities("$23.70 per hour, 10ms, 4.5%") == {23.7, 10.0, 4.5}
+    assert quantities("no digits here") == frozenset()
 
 
-@pytest.mark.parametrize(
-    ("text", "negated"),
-    [
-        ("Requests are not retried.", True),
-        ("Tokens never expire.", True),
-        ("You don\u2019t need a key.", True),
-        ("It can't be changed.", True),
-        ("Requests without a key fail.", True),
-        ("No retries happen.", True),
-        ("Requests are retried.", False),
-        ("Notes are kept; nothing else.", True),
-        ("Annotations are kept.", False),
-    ],
-)
-def test_negation_cues(text, negated):
-    assert is_negated(text) is negated
+def test_quantities_never_hold_infinity():
+    assert quantities("9" * 400) == frozenset()
+
+
+def test_stems_fold_inflection_and_keep_versions_whole():
+    assert stems("Requests were located; the request location") == [
+        "request",
+        "locat",
+        "request",
+        "locat",
+    ]
+    assert stems("upgrade to 2.3.1 now") == ["upgrad", "2.3.1"]
+    assert stems("It earns 3 dollars") == ["earn", "dollar"]
 
 
 def test_seed_answer_splits_like_the_seed():

@@ -27,102 +27,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragguard.metrics.answers import is_refusal
-from ragguard.metrics.text import Segment, normalize, quantities, stem, stemmed_words
+from ragguard.metrics.text import (
+    Segment,
+    normalize,
+    quantities,
+    stem,
+    stemmed_words,
+    word_set,
+)
 
-FRAMING_WORDS = frozenset(
-    [
-        "based",
-        "provided",
-        "given",
-        "passage",
-        "passages",
-        "context",
-        "contexts",
-        "information",
-        "text",
-        "texts",
-        "source",
-        "sources",
-        "document",
-        "documents",
-        "excerpt",
-        "excerpts",
-        "answer",
-        "answers",
-        "question",
-        "questions",
-        "according",
-        "mention",
-        "mentioned",
-        "mentions",
-        "state",
-        "states",
-        "stated",
-        "say",
-        "says",
-        "said",
-        "describe",
-        "described",
-        "describes",
-        "explain",
-        "explained",
-        "explains",
-        "indicate",
-        "indicated",
-        "indicates",
-        "suggest",
-        "suggests",
-        "here",
-        "sure",
-        "hope",
-        "helps",
-        "help",
-        "let",
-        "know",
-        "however",
-        "additionally",
-        "overall",
-        "therefore",
-        "thus",
-        "hence",
-        "furthermore",
-        "moreover",
-        "finally",
-        "firstly",
-        "secondly",
-        "lastly",
-        "important",
-        "importantly",
-        "note",
-        "noted",
-        "notes",
-        "generally",
-        "typically",
-        "usually",
-        "various",
-        "different",
-        "specific",
-        "certain",
-        "follow",
-        "following",
-        "step",
-        "steps",
-        "way",
-        "ways",
-        "summary",
-        "summarize",
-        "conclusion",
-        "example",
-        "examples",
-        "instance",
-        "etc",
-        "include",
-        "includes",
-        "including",
-        "including",
-        "main",
-        "key",
-    ]
+FRAMING_WORDS = word_set(
+    """
+    based provided given passage passages context contexts information text texts source
+    sources document documents excerpt excerpts answer answers question questions according
+    mention mentioned mentions say says said describe described describes explain explained
+    explains indicate indicated indicates suggest suggests here sure hope helps help let know
+    however additionally overall therefore thus hence furthermore moreover finally firstly
+    secondly lastly important importantly note noted notes generally typically usually
+    various different specific certain follow following step steps way ways summary
+    summarize conclusion example examples instance etc include includes including
+    """
 )
 _FRAMING_STEMS = frozenset(stem(word) for word in FRAMING_WORDS)
 
@@ -169,7 +93,7 @@ def not_a_claim(text: str) -> str | None:
         return NOT_A_LEAD_IN
     if is_refusal(text):
         return NOT_A_REFUSAL
-    lowered = normalize(without_citations(text))
+    lowered = normalize(text)
     if _CONTEXT_REFERENCE.search(lowered) and _NEGATION.search(lowered):
         return NOT_ABOUT_CONTEXT
     return None

@@ -23,6 +23,7 @@ answers"). Per statement of the answer:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -84,6 +85,7 @@ class Evidence:
 
     chunk_id: str
     stems: frozenset[str]
+    quantities: frozenset[float]  # of the whole chunk, and the question's
 
 
 @dataclass(frozen=True)
@@ -92,31 +94,31 @@ class Context:
 
     evidence: tuple[Evidence, ...]
     clauses: tuple[Clause, ...]
-    quantities: frozenset[float]
     question_stems: frozenset[str]
     empty: bool
 
 
-def analyse_context(context: Sequence[tuple[str, str]], question: str = "") -> Context:
-    """Analyse (chunk id, text) pairs in rank order, and the question."""
+@functools.lru_cache(maxsize=256)
+def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") -> Context:
+    """Analyse (chunk id, text) pairs in rank order, and the question. Cached: calibration
+    checks each sentence of an answer against the same context."""
     evidence: list[Evidence] = []
     context_clauses: list[Clause] = []
-    amounts: set[float] = set(quantities(question))
+    asked = quantities(question)
     for chunk_id, text in context:
         sentences = split_sentences(text)
         sentence_stems = [frozenset(stems(sentence)) for sentence in sentences]
+        amounts = asked | quantities(without_citations(text))
         for start in range(len(sentences)):
             joined: frozenset[str] = frozenset()
             for offset in range(min(EVIDENCE_SENTENCES, len(sentences) - start)):
                 joined |= sentence_stems[start + offset]
-                evidence.append(Evidence(chunk_id, joined))
+                evidence.append(Evidence(chunk_id, joined, amounts))
         for sentence in sentences:
             context_clauses.extend(clauses(sentence))
-        amounts |= quantities(without_citations(text))
     return Context(
         evidence=tuple(evidence),
         clauses=tuple(context_clauses),
-        quantities=frozenset(amounts),
         question_stems=frozenset(stems(question)),
         empty=not context,
     )
@@ -132,8 +134,12 @@ def judge_sentence(
         return SentenceVerdict(segment.id, segment.text, None, None, None, reason or NO_CONTENT)
     if context.empty:
         return SentenceVerdict(segment.id, segment.text, False, 0.0, None, EMPTY_CONTEXT)
-    share, evidence = _best_evidence(claim, context)
-    note = _problem(segment.text, claim, context)
+    with_numbers = [e for e in context.evidence if claim.quantities <= e.quantities]
+    share, evidence = _best_evidence(claim, with_numbers or context.evidence, context)
+    if not with_numbers:
+        note: str | None = _missing_number(claim, evidence)
+    else:
+        note = _contradiction(segment.text, context)
     score = 0.0 if note else share
     if note is None and score < threshold:
         note = MISSING_WORDS + ", ".join(_missing_words(claim, evidence, context))
@@ -144,28 +150,34 @@ def judge_sentence(
     )
 
 
-def _best_evidence(claim: Claim, context: Context) -> tuple[float, Evidence | None]:
-    """The share of the claim's stems found in the best evidence (question stems count as
+def _best_evidence(
+    claim: Claim, candidates: Sequence[Evidence], context: Context
+) -> tuple[float, Evidence | None]:
+    """The share of the claim's stems found in the best candidate (question stems count as
     found); ties go to the higher-ranked chunk."""
-    if not claim.stems:
-        return 1.0, None
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = len(claim.stems) - len(wanted)
     best_found, best = -1, None
-    for evidence in context.evidence:
+    for evidence in candidates:
         found = sum(1 for s in wanted if s in evidence.stems)
         if found > best_found:
             best_found, best = found, evidence
             if found == len(wanted):
                 break
+    if not claim.stems:
+        return 1.0, best
     return (given + max(best_found, 0)) / len(claim.stems), best
 
 
-def _problem(text: str, claim: Claim, context: Context) -> str | None:
-    """A quantity the context lacks, or a contradiction; None when neither."""
-    missing = sorted(claim.quantities - context.quantities)
-    if missing:
-        return f"number {', '.join(_number(value) for value in missing)} not in the context"
+def _missing_number(claim: Claim, evidence: Evidence | None) -> str:
+    """No chunk holds every quantity of the claim: name those the best evidence lacks."""
+    missing = sorted(claim.quantities - (evidence.quantities if evidence else frozenset()))
+    return f"number {', '.join(_number(value) for value in missing)} not in the evidence"
+
+
+def _contradiction(text: str, context: Context) -> str | None:
+    """A clause of the statement that matches a clause of the context word for word while
+    exactly one of the two is negated; None when there is none."""
     for clause in clauses(text):
         match = max(context.clauses, key=lambda c: len(c.stems & clause.stems), default=None)
         if match is None:
@@ -203,7 +215,7 @@ def lexical_verdicts(
     question: str = "",
 ) -> tuple[SentenceVerdict, ...]:
     """Lexical verdicts for every segment of an answer against its context and question."""
-    analysed = analyse_context(context, question)
+    analysed = analyse_context(tuple(context), question)
     return tuple(judge_sentence(segment, analysed, threshold) for segment in segments)
 
 

@@ -25,13 +25,14 @@ from dataclasses import dataclass
 from typing import Any
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a literal word list."""
     return frozenset(text.split())
 
 
 # NLTK's English stopword list (179 words), plus the seed's extra function words
 # (per, every, may, can, each, with) and a few more that carry no checkable content.
-STOPWORDS = _words(
+STOPWORDS = word_set(
     """
     i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself
     yourselves he him his himself she she's her hers herself it it's its itself they them
@@ -136,15 +137,15 @@ NUMBER_WORDS |= {"eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "thousand": 1
 NUMBER_WORDS |= {"million": 1e6, "billion": 1e9, "dozen": 12.0, "twice": 2.0}
 
 _QUANTITY = re.compile(
-    r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,]|\.\d)|(?<![\w.,])\d+(?:\.\d+)?(?![\w]|\.\d)"
+    r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![.,]?\d)|(?<![\w.,])\d+(?:\.\d+)?(?![.,]?\d)"
 )
 
 
 def quantities(text: str) -> frozenset[float]:
     """The numbers ``text`` states, as values: ``1,000`` = ``1000`` = ``1000.0``; written
     numbers from two to ninety, hundred, thousand, million, dozen (``one`` is too often a
-    pronoun). Digits inside a word (``PS4``, ``mp3``, ``v2``) are names, not quantities; so
-    are version strings with two dots."""
+    pronoun). A unit may follow (``10ms``, ``1.5x``); digits after letters (``PS4``, ``mp3``,
+    ``v2``) are names, not quantities, and so are versions (``2.3.1``: a word of its own)."""
     found: set[float] = set()
     lowered = normalize(text)
     for match in _QUANTITY.finditer(lowered):
@@ -176,13 +177,13 @@ _CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.DOTALL)
 _BOUNDARY = re.compile(r"[.!?]+[\"')\]*_]*\s+")
 
 # Never end a sentence: the next word continues it whatever its case.
-ABBREVIATIONS = _words(
+ABBREVIATIONS = word_set(
     "e.g. i.e. cf. vs. approx. incl. esp. mr. mrs. ms. dr. prof. st. jr. sr. u.s. u.k. e.u. a.m. p.m."
 )
 # End a sentence unless the next word starts with a digit ("see No. 5", "p. 12").
-NUMBERING_ABBREVIATIONS = _words("no. nos. p. pp. vol. ch. sec. fig. figs.")
+NUMBERING_ABBREVIATIONS = word_set("no. nos. p. pp. vol. ch. sec. fig. figs.")
 # End a sentence only when the next word starts with an upper-case letter.
-SOFT_ABBREVIATIONS = _words("etc. al.")
+SOFT_ABBREVIATIONS = word_set("etc. al.")
 
 
 def split_sentences(text: str) -> list[str]:
