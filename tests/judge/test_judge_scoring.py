@@ -96,6 +96,36 @@ def test_each_question_ends_in_its_documented_state(tmp_path):
     assert client.usage.errors == 1
 
 
+def test_the_judge_sees_every_statement_but_judges_only_the_claims(tmp_path):
+    answer = "Based on the given passages, here is the answer:\n\n" + ANSWER
+    testset = TestSet((question("framed"),))
+    with FakeOpenAI() as server:
+        settings = judged(server, None)
+        client = JudgeClient(settings.judge, sleep=lambda s: None)
+        results = score_run(
+            testset,
+            {"framed": record("framed", answer)},
+            METRICS,
+            suite="t",
+            generation=settings,
+            judge=client,
+        )
+        prompt = server.requests[0].body["messages"][1]["content"]
+    assert "(s1, not judged): Based on the given passages, here is the answer:" in prompt
+    assert "\ns2: You can send 100 requests per minute per API key." in prompt
+    assert prompt.endswith("for each of these ids: s2, s3, s4.")
+    framed = results.by_id["framed"]
+    assert framed.status == "ok"
+    assert [(s.id, s.supported) for s in framed.sentences] == [
+        ("s1", None),
+        ("s2", True),
+        ("s3", True),
+        ("s4", False),
+    ]
+    assert framed.sentences[0].note == "not a claim: a lead-in"
+    assert framed.metrics["faithfulness"] == pytest.approx(2 / 3)
+
+
 def test_second_run_over_unchanged_answers_makes_zero_calls(tmp_path):
     testset = TestSet(tuple(question(f"q{i}") for i in range(6)))
     records = {f"q{i}": record(f"q{i}", f"{ANSWER} Answer number {i}.") for i in range(6)}
