@@ -246,3 +246,72 @@ def test_init_command(ragguard_cli, tmp_path: Path, cli_error) -> None:
     assert result.exit_code == 0, result.output
     assert target.read_text(encoding="utf-8") == STARTER_CONFIG
     cli_error(["init", "-c", target, "--no-workflows"], "already exists", "--force")
+
+
+SECTIONS_SUITE = """\
+suite: s
+testset: eval/testset.yaml
+system: {{recorded: run.jsonl}}
+metrics: [mrr, faithfulness]
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "faithfulness: {threshold: 0.6}\ngate: {max_drop: 0.1}\n",
+        "faithfulness:\n  method: lexical\n  treshold: 0.8\n",
+        "answer_relevance: judge\n",
+        "judge:\n  base_url: ftp://x\n  model: m\n",
+        "gate:\n  metrics:\n    mrr: {max_dorp: 0.1}\n",
+    ],
+)
+def test_sections_are_typed_from_the_loaded_config_as_from_the_file(
+    suite: Path, extra: str
+) -> None:
+    """generation_settings_of and gate_rules_of type the sections load_config parsed: the
+    same settings and, for a mistake, the same one-line error as reading the file again."""
+    from ragguard.gate import gate_rules_from_mapping, gate_rules_of
+    from ragguard.judge.settings import generation_settings, generation_settings_of
+    from ragguard.sources import parse_yaml
+
+    (suite / "run.jsonl").write_text('{"id": "q1", "retrieved": ["a"]}\n')
+    path = write_config(suite, SECTIONS_SUITE.format(extra=extra))
+    config = load_config(path)
+    raw = parse_yaml(path.read_text(encoding="utf-8"), path)
+
+    def outcome(typed):
+        try:
+            return typed()
+        except InputError as exc:
+            return str(exc)
+
+    assert outcome(lambda: generation_settings_of(config)) == outcome(
+        lambda: generation_settings(raw, str(path))
+    )
+    assert outcome(lambda: gate_rules_of(config)) == outcome(
+        lambda: gate_rules_from_mapping(raw.get("gate"), path)
+    )
+
+
+def test_a_run_reads_ragguard_yml_once(suite: Path, ragguard_cli, monkeypatch) -> None:
+    (suite / "run.jsonl").write_text(
+        '{"id": "q1", "retrieved": [{"id": "a", "text": "Send a bearer token."}], '
+        '"answer": "Send a bearer token."}\n'
+    )
+    path = write_config(
+        suite,
+        SECTIONS_SUITE.format(extra="faithfulness: {threshold: 0.6}\ngate: {max_drop: 0.1}\n"),
+    )
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counted(self: Path) -> bytes:
+        if self.name == "ragguard.yml":
+            reads.append(self)
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    result = ragguard_cli("run", "-c", path, "--out", suite / "results.json")
+    assert result.exit_code == 0, result.output
+    assert len(reads) == 1

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.errors import InputError, Where
-from ragguard.judge.client import JudgeItem, JudgeOutcome
 from ragguard.metrics.claims import non_claims
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.generation import context_of
+from ragguard.metrics.judging import JudgeItem, JudgeOutcome
 from ragguard.metrics.text import segment
 from ragguard.runs import RunRecord
 from ragguard.sources import (

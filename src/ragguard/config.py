@@ -6,14 +6,16 @@ relative to the folder holding ragguard.yml (the repository root, usually).
 This module validates ``suite``, ``testset``, ``corpus``, ``system`` and ``metrics``. The
 other sections (``gate``, ``faithfulness``, ``judge``, ``answer_relevance``, ``abstention``,
 ``baseline``, ``comment``) belong to the code that uses them: they are kept here as parsed
-(:class:`~ragguard.sources.LineDict`, line numbers preserved) in :attr:`Config.sections`.
+(:class:`~ragguard.sources.LineDict`, line numbers preserved) in :attr:`Config.sections`,
+and their owners type them from the loaded :class:`Config` without reading the file again
+(``gate.gate_rules_of``, ``judge.settings.generation_settings_of``, ``ci.sections``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +110,9 @@ class Config:
     corpus: Path | None
     system: SystemConfig
     metrics: tuple[MetricSpec, ...]
-    sections: dict[str, Any] = field(default_factory=dict)
+    # The top-level mapping cut down to the sections: their owners' errors need the line of
+    # a section's key, and of the mapping itself for a section that is missing.
+    sections: LineDict
 
 
 def load_config(path: str | Path) -> Config:
@@ -147,9 +151,9 @@ def config_from_mapping(data: Any, path: Path) -> Config:
     )
 
 
-def _sections(data: LineDict, where: Where) -> dict[str, Any]:
+def _sections(data: LineDict, where: Where) -> LineDict:
     """The sections as parsed, once each has the shape its owner reads (errors need the line
-    of the section's key, which only the top-level mapping knows)."""
+    of the section's key, which only the top-level mapping knows, so it is kept)."""
     for key in (*MAPPING_SECTIONS, *METHOD_SECTIONS):
         value = data.get(key)
         if value is None or isinstance(value, LineDict):
@@ -158,7 +162,10 @@ def _sections(data: LineDict, where: Where) -> dict[str, Any]:
             continue
         expected = "a mapping or a method name" if key in METHOD_SECTIONS else "a mapping"
         raise where.error(f"expected {expected}, found {type_name(value)}", key=key)
-    return {key: data[key] for key in SECTION_KEYS if key in data}
+    sections = LineDict({key: data[key] for key in SECTION_KEYS if key in data})
+    sections.line = data.line
+    sections.key_lines = {key: line for key, line in data.key_lines.items() if key in sections}
+    return sections
 
 
 def _suite(data: LineDict, where: Where, root: Path) -> str:

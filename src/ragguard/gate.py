@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragguard.config import load_config
+from ragguard.config import Config, load_config
 from ragguard.errors import InputError
 from ragguard.metrics.names import MetricNameError, parse_metric
 from ragguard.sources import LineDict, is_finite_number, type_name
@@ -246,9 +246,14 @@ class _Reader:
             ) from None
 
 
+def gate_rules_of(config: Config) -> GateRules:
+    """The gate rules of a loaded ragguard.yml, typed from its parsed ``gate:`` section
+    (:func:`~ragguard.config.load_config` already checked that it is a mapping)."""
+    return gate_rules_from_mapping(config.sections.get("gate"), config.path)
+
+
 def load_gate_rules(config_path: str | Path | None) -> GateRules:
     """The gate rules of a ragguard.yml (through config.load_config), or the defaults."""
     if config_path is None:
         return default_gate_rules()
-    config = load_config(config_path)
-    return gate_rules_from_mapping(config.sections.get("gate"), config.path)
+    return gate_rules_of(load_config(config_path))

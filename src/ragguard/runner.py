@@ -20,8 +20,9 @@ from typing import IO, Any, Protocol
 import click
 
 from ragguard.config import Config, RunSettings
-from ragguard.judge.settings import generation_settings
-from ragguard.judge.setup import GenerationSetup, load_generation_config, prepare_generation
+from ragguard.judge.settings import generation_settings_of
+from ragguard.judge.setup import GenerationSetup, generation_setup
+from ragguard.metrics.settings import GenerationSettings
 from ragguard.results import Results
 from ragguard.runs import RunRecord
 from ragguard.scoring import score_run
@@ -400,11 +401,13 @@ class LineLog:
 
 @dataclass(frozen=True)
 class SuiteRun:
-    """A config's test set run through its system."""
+    """A config's test set run through its system, and the generation settings (typed from
+    the config before the run) that it is to be scored with."""
 
     testset: TestSet
     outcome: RunOutcome
     identity: dict[str, Any]
+    generation: GenerationSettings
     shard: ShardSelection | None = None
 
 
@@ -419,14 +422,14 @@ def run_config(
 ) -> SuiteRun:
     """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
 
-    The generation settings are checked first, so that a config mistake there does not
-    cost a run of the system. With ``shard``, only that shard's questions are run; the
+    The generation settings are typed first (from the loaded config; the file is not read
+    again), so that a config mistake there does not cost a run of the system. With ``shard``, only that shard's questions are run; the
     questions in ``done`` (a resumed run's earlier records) are not asked again.
     """
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
-    generation_settings(*load_generation_config(config.path))
+    generation = generation_settings_of(config)
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
         adapter.check_known(whole.questions)
@@ -442,7 +445,7 @@ def run_config(
     records = {**earlier, **outcome.records}
     ordered = {q.id: records[q.id] for q in testset.questions if q.id in records}
     combined = replace(outcome, records=ordered, total=len(testset))
-    return SuiteRun(testset, combined, adapter.identity(), selection)
+    return SuiteRun(testset, combined, adapter.identity(), generation, selection)
 
 
 def score_suite_run(
@@ -458,13 +461,11 @@ def score_suite_run(
     """
     records = suite_run.outcome.records
     answered = {qid: record for qid, record in records.items() if not record.error}
-    raw, source = load_generation_config(config.path)
-    setup = prepare_generation(
+    setup = generation_setup(
+        suite_run.generation,
         config.metrics,
         suite_run.testset,
         answered,
-        raw_config=raw,
-        config_source=source,
         corpus=config.corpus,
         run_source="the system's output",
         cache_dir=cache_dir,

@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from ragguard.judge.settings import GenerationSettings
-from ragguard.metrics.generation import Judge, judge_items, judge_outcomes, with_generation
+from ragguard.metrics.generation import judge_items, judge_outcomes, with_generation
+from ragguard.metrics.judging import Judge
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, score_ranking
+from ragguard.metrics.settings import GenerationSettings
 from ragguard.results import (
     STATUS_ERROR,
     STATUS_MISSING,

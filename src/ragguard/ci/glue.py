@@ -53,7 +53,7 @@ from ragguard.compare import (
 )
 from ragguard.config import Config, load_config
 from ragguard.errors import InputError
-from ragguard.gate import GateRules, gate_rules_from_mapping
+from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
     ArtifactBaselineStore,
     CommentOutcome,
@@ -151,7 +151,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
         _refuse_shard_inputs(settings)
         return _publish(settings, collaborators)
     config = load_config(settings.config)
-    rules = gate_rules_from_mapping(config.sections.get("gate"), config.path)
+    rules = gate_rules_of(config)
     opts = ci_options(settings, config)
     target = resolve_target(activity, settings, collaborators.github)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:

@@ -14,8 +14,8 @@ from ragguard.compare import Comparison, compare
 from ragguard.config import RunSettings
 from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
 from ragguard.gate import default_gate_rules
-from ragguard.judge.settings import GenerationSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings
 from ragguard.render import render_comment, render_summary
 from ragguard.results import Results, write_results
 from ragguard.runner import RunOutcome, results_settings, run_questions

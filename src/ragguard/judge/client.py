@@ -10,6 +10,9 @@ retried. 401, 403 and 404 stop all further calls (the configuration is wrong). R
 not followed, so the key only ever goes to ``base_url``. A ``max_calls`` budget caps the
 requests sent. Replies are cached on disk by a hash of the request, so an unchanged answer
 costs nothing the next time. ``sleep``, ``clock`` and ``rng`` are injectable for tests.
+
+:class:`JudgeClient` is the scoring's :class:`~ragguard.metrics.judging.Judge`; the items it
+takes and the outcomes it returns are the metrics' types (re-exported here).
 """
 
 from __future__ import annotations
@@ -30,15 +33,9 @@ from requests.adapters import HTTPAdapter
 
 from ragguard.errors import InputError
 from ragguard.judge.cache import ReplyCache, cache_key
-from ragguard.judge.prompts import (
-    JudgeVerdict,
-    ReplyError,
-    build_messages,
-    parse_reply,
-    reask_message,
-)
+from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
 from ragguard.judge.settings import JudgeSettings
-from ragguard.metrics.text import Segment
+from ragguard.metrics.judging import JudgeItem, JudgeOutcome, JudgeVerdict
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
@@ -47,35 +44,6 @@ FATAL_STATUSES = (401, 403, 404)
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS_PER_SENTENCE = 20
 COMPLETION_TOKENS_BASE = 15
-
-
-@dataclass(frozen=True)
-class JudgeItem:
-    """One answer to judge: its question id (the key), question, segments and context."""
-
-    key: str
-    question: str
-    segments: tuple[Segment, ...]
-    context: tuple[tuple[str, str], ...]
-    not_claims: frozenset[str] = frozenset()  # ids shown to the judge but not judged
-
-    @property
-    def sentence_ids(self) -> list[str]:
-        """The ids the judge must give a verdict for: the claims."""
-        return [segment.id for segment in self.segments if segment.id not in self.not_claims]
-
-    @property
-    def chunk_ids(self) -> list[str]:
-        return [chunk_id for chunk_id, _ in self.context]
-
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    """The verdict for one answer, or why there is none."""
-
-    verdict: JudgeVerdict | None
-    error: str | None = None
-    cached: bool = False
 
 
 @dataclass

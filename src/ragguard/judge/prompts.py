@@ -4,7 +4,8 @@ One call per answer: the question, the retrieved chunks (by id) and the answer's
 sentences go in; one JSON object comes back with a verdict for every sentence id, a 1-5
 relevance rating and whether the answer declined. A reply that is not exactly that (not JSON,
 a sentence id missing, repeated or unknown, a field of the wrong type, an evidence chunk that
-was not given) raises :class:`ReplyError`; the client asks once more, then gives up.
+was not given) raises :class:`ReplyError`; the client asks once more, then gives up. The
+parsed reply is a :class:`~ragguard.metrics.judging.JudgeVerdict`, the metrics' type.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from ragguard.metrics.judging import JudgeVerdict, SentenceJudgement
 from ragguard.metrics.text import Segment
 from ragguard.sources import parse_json_value
 
@@ -38,26 +39,6 @@ REPLY_SHAPE = (
 
 class ReplyError(ValueError):
     """The judge's reply does not have the required shape; the message says what is wrong."""
-
-
-@dataclass(frozen=True, slots=True)
-class SentenceJudgement:
-    id: str
-    supported: bool
-    evidence: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeVerdict:
-    """The judge's parsed reply for one answer."""
-
-    sentences: tuple[SentenceJudgement, ...]
-    relevance: int
-    declined: bool
-
-    @property
-    def by_id(self) -> dict[str, SentenceJudgement]:
-        return {sentence.id: sentence for sentence in self.sentences}
 
 
 def build_messages(

@@ -11,6 +11,10 @@ judge:
   api_key_env: OPENAI_API_KEY                        # the variable's name, never the key
   concurrency: 8
 ```
+
+The types read here (:class:`GenerationSettings`, :class:`JudgeSettings`) are the metrics'
+(:mod:`ragguard.metrics.settings`), so that scoring never imports the judge; they are
+re-exported here for the code that reads them from this module.
 """
 
 from __future__ import annotations
@@ -18,19 +22,18 @@ from __future__ import annotations
 import datetime
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from ragguard.config import parse_duration
+from ragguard.config import Config, parse_duration
 from ragguard.errors import InputError, Where
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
+from ragguard.metrics.settings import DEFAULT_CACHE, GenerationSettings, JudgeSettings
+from ragguard.metrics.settings import PROMPT_VERSION as PROMPT_VERSION
 from ragguard.sources import LineDict, is_finite_number, type_name
 
 METHODS = ("lexical", "judge")
-DEFAULT_CACHE = ".ragguard/cache"
-PROMPT_VERSION = "ragguard-judge/2"
 
 FAITHFULNESS_KEYS = ("method", "threshold")
 METHOD_KEYS = ("method",)
@@ -51,71 +54,10 @@ JUDGE_KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How to reach the judge. ``api_key_env`` names the variable; the key is never stored."""
-
-    base_url: str
-    model: str
-    api_key_env: str | None = None
-    api_version: str | None = None  # set for Azure OpenAI: api-version query, api-key header
-    temperature: float = 0.0
-    seed: int | None = 0
-    max_tokens: int = 1024
-    json_mode: bool = True
-    concurrency: int = 4
-    timeout: float = 60.0
-    max_retries: int = 5
-    max_calls: int | None = None
-    cache_dir: Path | None = Path(DEFAULT_CACHE)
-    source: str = "judge"  # the config file, for error messages
-
-    @property
-    def chat_url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What makes two judged runs comparable (no key, no URL, no cache folder)."""
-        return {
-            "model": self.model,
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "prompt": PROMPT_VERSION,
-        }
-
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    """Methods for the generation metrics and, when any uses it, the judge."""
-
-    faithfulness_method: str = "lexical"
-    threshold: float = DEFAULT_THRESHOLD
-    relevance_method: str = "lexical"
-    abstention_method: str = "lexical"
-    judge: JudgeSettings | None = field(default=None)
-
-    @property
-    def uses_judge(self) -> bool:
-        return "judge" in (self.faithfulness_method, self.relevance_method, self.abstention_method)
-
-    def methods(self) -> dict[str, str]:
-        return {
-            "faithfulness": self.faithfulness_method,
-            "answer_relevance": self.relevance_method,
-            "abstention": self.abstention_method,
-        }
-
-    def fingerprint(self, metric_names: tuple[str, ...] | list[str]) -> dict[str, Any]:
-        """Settings of the requested generation metrics, for the results' config fingerprint."""
-        chosen = {name: method for name, method in self.methods().items() if name in metric_names}
-        settings: dict[str, Any] = {}
-        for name, method in chosen.items():
-            settings[name] = {"method": method}
-            if name == "faithfulness" and method == "lexical":
-                settings[name]["threshold"] = self.threshold
-        if self.judge and "judge" in chosen.values():
-            settings["judge"] = self.judge.fingerprint()
-        return settings
+def generation_settings_of(config: Config) -> GenerationSettings:
+    """The generation settings of a loaded ragguard.yml, typed from the sections
+    :func:`~ragguard.config.load_config` already parsed (the file is not read again)."""
+    return generation_settings(config.sections, config.path)
 
 
 def generation_settings(

@@ -1,9 +1,11 @@
 """Wiring generation metrics for a command: settings, corpus, judge client, dry-run plan.
 
-``ragguard score`` and ``ragguard run`` both call :func:`prepare_generation` after loading
-the test set and the run, then pass :meth:`GenerationSetup.score_kwargs` to ``score_run``.
-Input problems (a chunk without text, no answers at all, a budget too small, a missing API
-key) are :class:`InputError` before anything is spent.
+``ragguard run`` has the generation settings typed from its loaded config
+(:func:`~ragguard.judge.settings.generation_settings_of`) and calls :func:`generation_setup`;
+``ragguard score`` reads them from its ``--config`` through :func:`prepare_generation`. Both
+then pass :meth:`GenerationSetup.score_kwargs` to ``score_run``. Input problems (a chunk
+without text, no answers at all, a budget too small, a missing API key) are
+:class:`InputError` before anything is spent.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.errors import InputError
-from ragguard.judge.client import JudgeClient, JudgeItem, Plan
-from ragguard.judge.settings import GenerationSettings, generation_settings
+from ragguard.judge.client import JudgeClient, Plan
+from ragguard.judge.settings import generation_settings
 from ragguard.metrics.generation import judge_items, missing_text
+from ragguard.metrics.judging import JudgeItem
 from ragguard.metrics.names import MetricSpec
+from ragguard.metrics.settings import GenerationSettings
 from ragguard.runs import RunRecord, load_corpus
 from ragguard.sources import parse_yaml, read_text
 from ragguard.testset import TestSet
@@ -59,7 +63,11 @@ def progress_printer(write: Callable[[str], None], steps: int = 10) -> Callable[
 
 
 def load_generation_config(path: str | Path | None) -> tuple[Mapping[str, Any] | None, str]:
-    """The parsed ragguard.yml (line numbers kept) and its path, or (None, "ragguard.yml")."""
+    """The parsed ragguard.yml (line numbers kept) and its path, or (None, "ragguard.yml").
+
+    For the commands whose ``--config`` need only hold generation sections (``score``,
+    ``calibrate``), so it is not validated as a whole suite by ``load_config``.
+    """
     if path is None:
         return None, "ragguard.yml"
     return parse_yaml(read_text(path, what="config file"), path), str(path)
@@ -81,13 +89,44 @@ def prepare_generation(
     progress: Callable[[int, int], None] | None = None,
     cache_dir: Path | None = None,
 ) -> GenerationSetup:
+    """Read the generation settings from ``raw_config`` (``use_judge``: every generation
+    metric by the judge), then :func:`generation_setup`."""
+    settings = generation_settings(raw_config, config_source, judge_override=use_judge)
+    return generation_setup(
+        settings,
+        specs,
+        testset,
+        records,
+        corpus=corpus,
+        run_source=run_source,
+        run_lines=run_lines,
+        environ=environ,
+        need_key=need_key,
+        progress=progress,
+        cache_dir=cache_dir,
+    )
+
+
+def generation_setup(
+    settings: GenerationSettings,
+    specs: Sequence[MetricSpec],
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    *,
+    corpus: Mapping[str, str] | str | Path | None = None,
+    run_source: str = "run",
+    run_lines: Mapping[str, int] | None = None,
+    environ: Mapping[str, str] | None = None,
+    need_key: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    cache_dir: Path | None = None,
+) -> GenerationSetup:
     """Check the inputs for the requested generation metrics and build the judge client.
 
     ``need_key=False`` (a dry run) builds the client without reading the API key.
     ``progress(done, total)`` is called after each judged answer (see :func:`progress_printer`).
     ``cache_dir`` overrides ``judge.cache`` (the action's cache-dir input, ``--cache-dir``).
     """
-    settings = generation_settings(raw_config, config_source, judge_override=use_judge)
     if cache_dir is not None and settings.judge is not None:
         settings = replace(settings, judge=replace(settings.judge, cache_dir=cache_dir))
     names = [spec.name for spec in specs if spec.is_generation]
@@ -108,7 +147,7 @@ def prepare_generation(
         budget = settings.judge.max_calls
         if need_key and budget is not None and plan.calls > budget:
             raise InputError(
-                config_source,
+                settings.judge.source,
                 f"this run needs {plan.calls} judge calls ({plan.cached} answers cached), more "
                 f"than max_calls = {budget}; raise judge.max_calls or score fewer questions",
                 key="judge.max_calls",

@@ -1,7 +1,7 @@
 """Generation metrics for one question: faithfulness, answer_relevance, answer_f1, abstention.
 
 Pure: the judge's outcomes are computed beforehand (``judge_items`` lists what to ask) and
-passed in. Defined cases (docs/generation.md):
+passed in, through the interface of :mod:`ragguard.metrics.judging`. Defined cases (docs/generation.md):
 
 - An empty answer: status ``error`` ("empty answer"), every generation metric 0.
 - A refusal on an ``answerable: false`` question: abstention 1; faithfulness does not apply.
@@ -15,15 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
-from ragguard.judge.client import JudgeItem, JudgeOutcome
-from ragguard.judge.prompts import JudgeVerdict
-from ragguard.judge.settings import GenerationSettings
 from ragguard.metrics.answers import answer_f1, declined
 from ragguard.metrics.claims import non_claims
 from ragguard.metrics.faithfulness import faithfulness_score, lexical_verdicts
+from ragguard.metrics.judging import Judge, JudgeItem, JudgeOutcome, JudgeVerdict
 from ragguard.metrics.relevance import judge_relevance, lexical_relevance
+from ragguard.metrics.settings import GenerationSettings
 from ragguard.metrics.text import Segment, segment
 from ragguard.results import (
     STATUS_ABSTAINED,
@@ -238,12 +236,6 @@ def judge_items(
         if item is not None:
             items.append(item)
     return items
-
-
-class Judge(Protocol):
-    """What scoring needs of a judge (:class:`~ragguard.judge.client.JudgeClient`)."""
-
-    def judge_many(self, items: Sequence[JudgeItem]) -> dict[str, JudgeOutcome]: ...
 
 
 NO_JUDGE = "judge: method judge is configured but no judge client was given"

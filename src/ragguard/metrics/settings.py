@@ -1,0 +1,88 @@
+"""The typed generation settings scoring works with: a method per metric and the judge's.
+
+Plain data, read from ragguard.yml's ``faithfulness:``, ``answer_relevance:``,
+``abstention:`` and ``judge:`` sections by the judge package's ``generation_settings``. They
+live here, beside the metrics, so that scoring takes them without importing the judge.
+:class:`JudgeSettings` is here too because :class:`GenerationSettings` carries it and its
+fingerprint makes two judged runs comparable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
+
+DEFAULT_CACHE = ".ragguard/cache"
+# Part of every judged run's fingerprint: change it whenever the judge's prompt or the
+# parsing of its reply changes, so that runs judged differently are not compared.
+PROMPT_VERSION = "ragguard-judge/2"
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How to reach the judge. ``api_key_env`` names the variable; the key is never stored."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    api_version: str | None = None  # set for Azure OpenAI: api-version query, api-key header
+    temperature: float = 0.0
+    seed: int | None = 0
+    max_tokens: int = 1024
+    json_mode: bool = True
+    concurrency: int = 4
+    timeout: float = 60.0
+    max_retries: int = 5
+    max_calls: int | None = None
+    cache_dir: Path | None = Path(DEFAULT_CACHE)
+    source: str = "judge"  # the config file, for error messages
+
+    @property
+    def chat_url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What makes two judged runs comparable (no key, no URL, no cache folder)."""
+        return {
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "prompt": PROMPT_VERSION,
+        }
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    """Methods for the generation metrics and, when any uses it, the judge."""
+
+    faithfulness_method: str = "lexical"
+    threshold: float = DEFAULT_THRESHOLD
+    relevance_method: str = "lexical"
+    abstention_method: str = "lexical"
+    judge: JudgeSettings | None = field(default=None)
+
+    @property
+    def uses_judge(self) -> bool:
+        return "judge" in (self.faithfulness_method, self.relevance_method, self.abstention_method)
+
+    def methods(self) -> dict[str, str]:
+        return {
+            "faithfulness": self.faithfulness_method,
+            "answer_relevance": self.relevance_method,
+            "abstention": self.abstention_method,
+        }
+
+    def fingerprint(self, metric_names: tuple[str, ...] | list[str]) -> dict[str, Any]:
+        """Settings of the requested generation metrics, for the results' config fingerprint."""
+        chosen = {name: method for name, method in self.methods().items() if name in metric_names}
+        settings: dict[str, Any] = {}
+        for name, method in chosen.items():
+            settings[name] = {"method": method}
+            if name == "faithfulness" and method == "lexical":
+                settings[name]["threshold"] = self.threshold
+        if self.judge and "judge" in chosen.values():
+            settings["judge"] = self.judge.fingerprint()
+        return settings
