@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
 from ragguard.metrics.text import Segment, normalize, quantities, split_sentences, stems
@@ -96,6 +96,34 @@ class Context:
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
+    evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+
+def _postings(stem_sets: Sequence[frozenset[str]]) -> dict[str, tuple[int, ...]]:
+    """Stem -> positions of the sets holding it: a statement is compared with the pieces of
+    context that share a word with it, not with every piece (long contexts stay fast)."""
+    found: dict[str, list[int]] = {}
+    for index, stem_set in enumerate(stem_sets):
+        for stemmed in stem_set:
+            found.setdefault(stemmed, []).append(index)
+    return {stemmed: tuple(indexes) for stemmed, indexes in found.items()}
+
+
+def _most_shared(
+    wanted: Iterable[str], postings: Mapping[str, tuple[int, ...]], allowed: set[int] | None
+) -> tuple[int, int]:
+    """(position, count) of the set sharing most of ``wanted``; ties go to the first.
+    (-1, 0) when no allowed set shares any."""
+    counts: dict[int, int] = {}
+    for stemmed in wanted:
+        for index in postings.get(stemmed, ()):
+            if allowed is None or index in allowed:
+                counts[index] = counts.get(index, 0) + 1
+    if not counts:
+        return -1, 0
+    best = min(counts, key=lambda index: (-counts[index], index))
+    return best, counts[best]
 
 
 @functools.lru_cache(maxsize=256)
@@ -121,6 +149,8 @@ def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") ->
         clauses=tuple(context_clauses),
         question_stems=frozenset(stems(question)),
         empty=not context,
+        evidence_with=_postings([e.stems for e in evidence]),
+        clauses_with=_postings([c.stems for c in context_clauses]),
     )
 
 
@@ -134,9 +164,9 @@ def judge_sentence(
         return SentenceVerdict(segment.id, segment.text, None, None, None, reason or NO_CONTENT)
     if context.empty:
         return SentenceVerdict(segment.id, segment.text, False, 0.0, None, EMPTY_CONTEXT)
-    with_numbers = [e for e in context.evidence if claim.quantities <= e.quantities]
-    share, evidence = _best_evidence(claim, with_numbers or context.evidence, context)
-    if not with_numbers:
+    allowed = _holding_quantities(claim, context)
+    share, evidence = _best_evidence(claim, allowed, context)
+    if allowed is not None and not allowed:
         note: str | None = _missing_number(claim, evidence)
     else:
         note = _contradiction(segment.text, context)
@@ -150,23 +180,34 @@ def judge_sentence(
     )
 
 
+def _holding_quantities(claim: Claim, context: Context) -> set[int] | None:
+    """Positions of the evidence whose chunk (or the question) holds every quantity of the
+    claim; None when the claim states none (all evidence qualifies)."""
+    if not claim.quantities:
+        return None
+    return {
+        index
+        for index, evidence in enumerate(context.evidence)
+        if claim.quantities <= evidence.quantities
+    }
+
+
 def _best_evidence(
-    claim: Claim, candidates: Sequence[Evidence], context: Context
+    claim: Claim, allowed: set[int] | None, context: Context
 ) -> tuple[float, Evidence | None]:
-    """The share of the claim's stems found in the best candidate (question stems count as
-    found); ties go to the higher-ranked chunk."""
+    """The share of the claim's stems found in the best evidence among ``allowed`` (all, or
+    when none is allowed all of it, for the note); question stems count as found; ties go
+    to the higher-ranked chunk."""
+    candidates = allowed or None
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = len(claim.stems) - len(wanted)
-    best_found, best = -1, None
-    for evidence in candidates:
-        found = sum(1 for s in wanted if s in evidence.stems)
-        if found > best_found:
-            best_found, best = found, evidence
-            if found == len(wanted):
-                break
+    index, found = _most_shared(wanted, context.evidence_with, candidates)
+    if index < 0:
+        index = min(candidates) if candidates else 0
+    best = context.evidence[index] if context.evidence else None
     if not claim.stems:
         return 1.0, best
-    return (given + max(best_found, 0)) / len(claim.stems), best
+    return (given + found) / len(claim.stems), best
 
 
 def _missing_number(claim: Claim, evidence: Evidence | None) -> str:
@@ -179,10 +220,10 @@ def _contradiction(text: str, context: Context) -> str | None:
     """A clause of the statement that matches a clause of the context word for word while
     exactly one of the two is negated; None when there is none."""
     for clause in clauses(text):
-        match = max(context.clauses, key=lambda c: len(c.stems & clause.stems), default=None)
-        if match is None:
+        index, shared = _most_shared(clause.stems, context.clauses_with, None)
+        if index < 0:
             continue
-        shared = len(match.stems & clause.stems)
+        match = context.clauses[index]
         if (
             shared >= CONTRADICTION_CLAIM * len(clause.stems)
             and shared >= CONTRADICTION_EVIDENCE * len(match.stems)
