@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
 from ragguard.metrics.text import Segment, normalize, quantities, split_sentences, stems
@@ -98,12 +100,15 @@ class Context:
     empty: bool
     evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
+    negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
+    evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
 
 
-def _postings(stem_sets: Sequence[frozenset[str]]) -> dict[str, tuple[int, ...]]:
+def _postings(stem_sets: Sequence[frozenset[Any]]) -> dict[Any, tuple[int, ...]]:
     """Stem -> positions of the sets holding it: a statement is compared with the pieces of
     context that share a word with it, not with every piece (long contexts stay fast)."""
-    found: dict[str, list[int]] = {}
+    found: dict[Any, list[int]] = {}
     for index, stem_set in enumerate(stem_sets):
         for stemmed in stem_set:
             found.setdefault(stemmed, []).append(index)
@@ -115,15 +120,18 @@ def _most_shared(
 ) -> tuple[int, int]:
     """(position, count) of the set sharing most of ``wanted``; ties go to the first.
     (-1, 0) when no allowed set shares any."""
-    counts: dict[int, int] = {}
+    counts: Counter[int] = Counter()
     for stemmed in wanted:
-        for index in postings.get(stemmed, ()):
-            if allowed is None or index in allowed:
-                counts[index] = counts.get(index, 0) + 1
+        counts.update(postings.get(stemmed, ()))
+    if allowed is not None:
+        counts = Counter({index: n for index, n in counts.items() if index in allowed})
     if not counts:
         return -1, 0
-    best = min(counts, key=lambda index: (-counts[index], index))
-    return best, counts[best]
+    best, top = -1, 0
+    for index, n in counts.items():
+        if n > top or (n == top and index < best):
+            best, top = index, n
+    return best, top
 
 
 @functools.lru_cache(maxsize=256)
@@ -151,6 +159,12 @@ def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") ->
         empty=not context,
         evidence_with=_postings([e.stems for e in evidence]),
         clauses_with=_postings([c.stems for c in context_clauses]),
+        asked=asked,
+        negated_words=frozenset().union(*(c.stems for c in context_clauses if c.negated)),
+        evidence_holding={
+            amount: frozenset(indexes)
+            for amount, indexes in _postings([e.quantities for e in evidence]).items()
+        },
     )
 
 
@@ -169,7 +183,7 @@ def judge_sentence(
     if allowed is not None and not allowed:
         note: str | None = _missing_number(claim, evidence)
     else:
-        note = _contradiction(segment.text, context)
+        note = _contradiction(segment.text, claim, context)
     score = 0.0 if note else share
     if note is None and score < threshold:
         note = MISSING_WORDS + ", ".join(_missing_words(claim, evidence, context))
@@ -182,14 +196,14 @@ def judge_sentence(
 
 def _holding_quantities(claim: Claim, context: Context) -> set[int] | None:
     """Positions of the evidence whose chunk (or the question) holds every quantity of the
-    claim; None when the claim states none (all evidence qualifies)."""
-    if not claim.quantities:
-        return None
-    return {
-        index
-        for index, evidence in enumerate(context.evidence)
-        if claim.quantities <= evidence.quantities
-    }
+    claim; None when every piece qualifies (no quantity, or only the question's)."""
+    allowed: set[int] | None = None
+    for amount in claim.quantities - context.asked:
+        holding = context.evidence_holding.get(amount, frozenset())
+        allowed = set(holding) if allowed is None else allowed & holding
+        if not allowed:
+            return set()
+    return allowed
 
 
 def _best_evidence(
@@ -216,9 +230,11 @@ def _missing_number(claim: Claim, evidence: Evidence | None) -> str:
     return f"number {', '.join(_number(value) for value in missing)} not in the evidence"
 
 
-def _contradiction(text: str, context: Context) -> str | None:
+def _contradiction(text: str, claim: Claim, context: Context) -> str | None:
     """A clause of the statement that matches a clause of the context word for word while
     exactly one of the two is negated; None when there is none."""
+    if not is_negated(text) and context.negated_words.isdisjoint(claim.stems):
+        return None  # nothing negated on either side: the clauses need not be compared
     for clause in clauses(text):
         index, shared = _most_shared(clause.stems, context.clauses_with, None)
         if index < 0:
