@@ -52,8 +52,8 @@ _FRAMING_STEMS = frozenset(stem(word) for word in FRAMING_WORDS)
 
 _CITATION = re.compile(
     r"\b(?:passages?|sources?|documents?|contexts?|chunks?|references?|excerpts?|steps?|items?"
-    r"|points?|options?|methods?|tips?|parts?|sections?)\s*#?\s*\d+"
-    r"(?:\s*(?:,|and|&|-|\u2013|or|to)\s*\d+)*"
+    r"|points?|options?|methods?|tips?|parts?|sections?)\s*#?\s*\d+\b"
+    r"(?:\s*(?:,|and|&|-|\u2013|or|to)\s*\d+\b)*"
     r"|\[\s*\d+(?:\s*[,\u2013-]\s*\d+)*\s*\]",
     re.IGNORECASE,
 )

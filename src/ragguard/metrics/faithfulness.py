@@ -232,22 +232,40 @@ def _missing_number(claim: Claim, evidence: Evidence | None) -> str:
 
 def _contradiction(text: str, claim: Claim, context: Context) -> str | None:
     """A clause of the statement that matches a clause of the context word for word while
-    exactly one of the two is negated; None when there is none."""
+    exactly one of the two is negated (and no clause of the statement's polarity matches as
+    well); None when there is none."""
     if not is_negated(text) and context.negated_words.isdisjoint(claim.stems):
         return None  # nothing negated on either side: the clauses need not be compared
     for clause in clauses(text):
-        index, shared = _most_shared(clause.stems, context.clauses_with, None)
-        if index < 0:
+        same, opposite = _matches_by_polarity(clause, context)
+        if opposite is None:
             continue
-        match = context.clauses[index]
+        index, shared = opposite
         if (
             shared >= CONTRADICTION_CLAIM * len(clause.stems)
-            and shared >= CONTRADICTION_EVIDENCE * len(match.stems)
-            and clause.negated != match.negated
+            and shared >= CONTRADICTION_EVIDENCE * len(context.clauses[index].stems)
+            and shared > same
         ):
             side = "statement" if clause.negated else "evidence"
             return f"contradicts the context: only the {side} is negated"
     return None
+
+
+def _matches_by_polarity(clause: Clause, context: Context) -> tuple[int, tuple[int, int] | None]:
+    """The most words the clause shares with a context clause of its own polarity, and
+    (position, words) of the best context clause of the opposite polarity (ties: the first).
+    A context that says both (the same words with and without a negation) contradicts
+    nothing."""
+    counts: Counter[int] = Counter()
+    for stemmed in clause.stems:
+        counts.update(context.clauses_with.get(stemmed, ()))
+    same, best, top = 0, -1, 0
+    for index, n in counts.items():
+        if context.clauses[index].negated == clause.negated:
+            same = max(same, n)
+        elif n > top or (n == top and index < best):
+            best, top = index, n
+    return same, ((best, top) if best >= 0 else None)
 
 
 def _number(value: float) -> str:
