@@ -175,6 +175,36 @@ def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
     assert "lexical sentence 2 2 1.00 1.00 0" in rows
 
 
+def test_the_judge_is_asked_once_per_answer_for_its_sentence_verdicts(
+    write, ragguard_cli, monkeypatch
+):
+    monkeypatch.setenv("CAL_KEY", "k")
+    with FakeOpenAI() as server:
+        config = write(
+            "ragguard.yml",
+            f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: CAL_KEY, cache: false}}\n",
+        )
+        result = ragguard_cli(
+            "calibrate",
+            "--testset",
+            write("testset.yaml", HUMAN_TESTSET),
+            "--run",
+            write("run.jsonl", HUMAN_RUN),
+            "--corpus",
+            write("chunks.jsonl", HUMAN_CORPUS),
+            "--config",
+            config,
+            "--judge",
+        )
+        assert server.calls == 1  # one answer: its two sentence verdicts come from that call
+        prompt = server.requests[0].body["messages"][1]["content"]
+    assert result.exit_code == 0, result.output
+    assert "s3: Limits reset every hour." in prompt
+    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    assert "judge answer 1 1 1.00 1.00 0" in rows
+    assert "judge sentence 2 2 1.00 1.00 0" in rows
+
+
 def test_sentence_ids_in_meta_human_are_checked(write, cli_error):
     testset = HUMAN_TESTSET.replace("s3: false", "s9: false")
     cli_error(

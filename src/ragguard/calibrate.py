@@ -48,6 +48,15 @@ from ragguard.testset import TestSet
 ITEM_KEYS = ("id", "kind", "question", "context", "sentence", "supported", "answer", "faithful")
 
 
+@dataclass(frozen=True, slots=True)
+class InAnswer:
+    """Where a sentence verdict sits: the answer (by question id) and the statement's id."""
+
+    key: str
+    text: str
+    sentence_id: str
+
+
 @dataclass(frozen=True)
 class CalibrationItem:
     """One human verdict: on a single sentence, or on a whole answer."""
@@ -59,6 +68,7 @@ class CalibrationItem:
     context: tuple[tuple[str, str], ...]
     kind: str = ""
     question: str = ""
+    in_answer: InAnswer | None = None  # a statement of a recorded answer (meta.human)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +126,25 @@ def lexical_agreements(
 
 
 def judge_items(items: Sequence[CalibrationItem]) -> list[JudgeItem]:
-    """One judge call per item, with the same statements and ids the scoring sends."""
-    judged = []
+    """The judge calls, with the same statements and ids the scoring sends: one per answer
+    (the verdicts on its statements come from that one call, as in scoring) and one per
+    standalone sentence."""
+    calls: dict[str, JudgeItem] = {}
     for item in items:
-        segments = segment(item.text)
+        key, text = _judged_text(item)
+        if key in calls:
+            continue
+        segments = segment(text)
         if segments:
             not_claims = frozenset(non_claims(segments))
-            judged.append(JudgeItem(item.id, item.question, segments, item.context, not_claims))
-    return judged
+            calls[key] = JudgeItem(key, item.question, segments, item.context, not_claims)
+    return list(calls.values())
+
+
+def _judged_text(item: CalibrationItem) -> tuple[str, str]:
+    if item.in_answer is not None:
+        return item.in_answer.key, item.in_answer.text
+    return item.id, item.text
 
 
 def judge_agreements(
@@ -137,14 +158,24 @@ def judge_agreements(
     for level, group in by_level(items).items():
         pairs, failed = [], 0
         for item in group:
-            outcome = outcomes.get(item.id)
-            if outcome is None or outcome.verdict is None:
+            says = _judge_says(item, outcomes)
+            if says is None:
                 failed += 1
-                continue
-            says = all(sentence.supported for sentence in outcome.verdict.sentences)
-            pairs.append((item.human, says))
+            else:
+                pairs.append((item.human, says))
         found[level] = agreement(pairs, failed)
     return found
+
+
+def _judge_says(item: CalibrationItem, outcomes: Mapping[str, JudgeOutcome]) -> bool | None:
+    """Whether the judge found the item supported; None when it failed on it."""
+    outcome = outcomes.get(_judged_text(item)[0])
+    if outcome is None or outcome.verdict is None:
+        return None
+    if item.in_answer is not None:
+        judged = outcome.verdict.by_id.get(item.in_answer.sentence_id)
+        return True if judged is None else judged.supported  # None: not a claim, not judged
+    return all(sentence.supported for sentence in outcome.verdict.sentences)
 
 
 def by_level(items: Sequence[CalibrationItem]) -> dict[str, list[CalibrationItem]]:
@@ -358,6 +389,7 @@ def _human_items(
                 context,
                 "sentence",
                 question,
+                InAnswer(question_id, answer, sentence_id),
             )
         )
     return items
