@@ -71,7 +71,7 @@ def test_score_computes_generation_metrics_with_a_corpus(write, ragguard_cli, tm
     assert first["sentences"][2]["note"] == "not in the context: limits, reset, hour"
     assert refunds["metrics"] == {"abstention": 1.0}
     assert data["summary"]["abstention"]["value"] == 1.0
-    assert data["config"]["settings"]["faithfulness"] == {"method": "lexical", "threshold": 0.5}
+    assert data["config"]["settings"]["faithfulness"] == {"method": "lexical", "threshold": 0.45}
 
 
 def test_threshold_from_config(write, ragguard_cli, tmp_path):

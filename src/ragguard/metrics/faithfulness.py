@@ -34,7 +34,7 @@ from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, wi
 from ragguard.metrics.text import Segment, normalize, quantities, split_sentences, stems
 from ragguard.results import SentenceVerdict
 
-DEFAULT_THRESHOLD = 0.5
+DEFAULT_THRESHOLD = 0.45
 EVIDENCE_SENTENCES = 3
 MISSING_WORDS = "not in the context: "
 EMPTY_CONTEXT = "empty context"

@@ -99,7 +99,12 @@ def stemmed_words(text: str) -> list[tuple[str, str]]:
     for word in _WORD.findall(normalize(text)):
         if "." in word:
             found.append((word, word))
-        elif word not in STOPWORDS and word not in NUMBER_WORDS and not word.isdigit():
+        elif (
+            len(word) > 1
+            and word not in STOPWORDS
+            and word not in NUMBER_WORDS
+            and not word.isdigit()
+        ):
             found.append((word, stem(word)))
     return found
 
