@@ -61,7 +61,7 @@ def test_the_two_results_are_comparable(demo_runs) -> None:
         "kind": "demo",
         "target": "ragguard.demo.pipeline:OrdersDocsPipeline",
     }
-    assert baseline.results.config["faithfulness"] == {"method": "lexical", "threshold": 0.45}
+    assert baseline.results.config["faithfulness"] == {"method": "lexical", "threshold": 0.3}
 
 
 def test_faithfulness_flags_exactly_the_embellished_sentences(demo_runs) -> None:

@@ -23,7 +23,7 @@ def error(text: str, **kwargs) -> str:
 
 def test_defaults_without_a_config():
     result = generation_settings(None, "ragguard.yml")
-    assert (result.faithfulness_method, result.threshold) == ("lexical", 0.45)
+    assert (result.faithfulness_method, result.threshold) == ("lexical", 0.3)
     assert (result.relevance_method, result.abstention_method) == ("lexical", "lexical")
     assert result.judge is None and not result.uses_judge
 

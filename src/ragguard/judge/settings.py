@@ -2,7 +2,7 @@
 ``abstention:`` and ``judge:``. Every problem names the file, the line and the key.
 
 ```yaml
-faithfulness: {method: lexical, threshold: 0.45}     # or method: judge; `faithfulness: judge`
+faithfulness: {method: lexical, threshold: 0.3}      # or method: judge; `faithfulness: judge`
 answer_relevance: {method: lexical}                  # or judge
 abstention: {method: lexical}                        # or judge
 judge:

@@ -7,15 +7,16 @@ answers"). Per statement of the answer:
    without a content word are not (:mod:`ragguard.metrics.claims`): verdict ``None``, counted
    on neither side of the ratio.
 2. Its **support score** is the share of its content stems (Snowball stems, stopwords and
-   framing words dropped) found in the best piece of evidence: up to
+   framing words dropped), each weighted by its rarity in the context
+   (:meth:`Context.weight`), found in the best piece of evidence: up to
    :data:`EVIDENCE_SENTENCES` adjacent sentences of one retrieved chunk. Words of the question
    count as found: restating the question claims nothing new. Words scattered over several
    chunks do not support a statement.
 3. Two checks set the score to 0 whatever the share: a **quantity** the statement states that
-   neither the context nor the question contains (``1,000`` = ``1000``, ``two`` = ``2``;
-   citations such as "(Passage 1)" and step references are not quantities), and a
-   **contradiction**: a clause of the statement that matches a clause of the context almost
-   word for word while exactly one of the two is negated.
+   no chunk holding the evidence (nor the question) contains (``1,000`` = ``1000``, ``two`` =
+   ``2``; citations such as "(Passage 1)" and step references are not quantities), and a
+   **contradiction**: a clause of the statement that matches a clause of the context word
+   for word while exactly one of the two is negated.
 4. The statement is supported when its score reaches the threshold (default
    :data:`DEFAULT_THRESHOLD`, chosen by cross-validation on human-labelled answers). The
    verdict keeps the score, the evidence chunk and the reason.
@@ -24,9 +25,10 @@ answers"). Per statement of the answer:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +36,7 @@ from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, wi
 from ragguard.metrics.text import Segment, normalize, quantities, split_sentences, stems
 from ragguard.results import SentenceVerdict
 
-DEFAULT_THRESHOLD = 0.45
+DEFAULT_THRESHOLD = 0.3
 EVIDENCE_SENTENCES = 3
 MISSING_WORDS = "not in the context: "
 EMPTY_CONTEXT = "empty context"
@@ -98,6 +100,15 @@ class Context:
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
+
+    def weight(self, stemmed: str) -> float:
+        """How much a word counts in a claim: log(1 + (N + 1) / (n + 1)) for N pieces of
+        evidence, n of them holding the word (an inverse document frequency over the
+        context). A word the context repeats everywhere says little about where a claim comes
+        from; one it never uses weighs most. Never 0, so every claim has a weight."""
+        pieces = len(self.evidence) + 1
+        return math.log(1 + pieces / (1 + len(self.evidence_with.get(stemmed, ()))))
+
     evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
@@ -115,23 +126,28 @@ def _postings(stem_sets: Sequence[frozenset[Any]]) -> dict[Any, tuple[int, ...]]
     return {stemmed: tuple(indexes) for stemmed, indexes in found.items()}
 
 
-def _most_shared(
-    wanted: Iterable[str], postings: Mapping[str, tuple[int, ...]], allowed: set[int] | None
-) -> tuple[int, int]:
-    """(position, count) of the set sharing most of ``wanted``; ties go to the first.
-    (-1, 0) when no allowed set shares any."""
+def _heaviest_shared(
+    wanted: Sequence[str],
+    weights: Mapping[str, float],
+    postings: Mapping[str, tuple[int, ...]],
+    allowed: set[int] | None,
+) -> tuple[int, float, int]:
+    """(position, weight, count) of the allowed set holding the heaviest share of
+    ``wanted``; ties go to the first. (-1, 0.0, 0) when no allowed set holds any."""
+    found: dict[int, float] = {}
     counts: Counter[int] = Counter()
     for stemmed in wanted:
+        weight = weights[stemmed]
+        for index in postings.get(stemmed, ()):
+            found[index] = found.get(index, 0.0) + weight
         counts.update(postings.get(stemmed, ()))
-    if allowed is not None:
-        counts = Counter({index: n for index, n in counts.items() if index in allowed})
-    if not counts:
-        return -1, 0
-    best, top = -1, 0
-    for index, n in counts.items():
-        if n > top or (n == top and index < best):
-            best, top = index, n
-    return best, top
+    best, top = -1, 0.0
+    for index, total in found.items():
+        if (allowed is None or index in allowed) and (
+            total > top or (total == top and index < best)
+        ):
+            best, top = index, total
+    return best, top, counts[best] if best >= 0 else 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -213,15 +229,16 @@ def _best_evidence(
     when none is allowed all of it, for the note); question stems count as found; ties go
     to the higher-ranked chunk."""
     candidates = allowed or None
+    weights = {stemmed: context.weight(stemmed) for stemmed in claim.stems}
     wanted = [s for s in claim.stems if s not in context.question_stems]
-    given = len(claim.stems) - len(wanted)
-    index, found = _most_shared(wanted, context.evidence_with, candidates)
+    given = sum(weights[s] for s in claim.stems if s in context.question_stems)
+    index, found, count = _heaviest_shared(wanted, weights, context.evidence_with, candidates)
     if index < 0:
         index = min(candidates) if candidates else 0
     best = context.evidence[index] if context.evidence else None
-    if not claim.stems:
+    if count == len(wanted):  # every word found: exactly 1, whatever the float sums say
         return 1.0, best
-    return (given + found) / len(claim.stems), best
+    return (given + found) / sum(weights.values()), best
 
 
 def _missing_number(claim: Claim, evidence: Evidence | None) -> str:
