@@ -333,6 +333,10 @@ def report(
         held = [_unsupported(s, chosen[a.id]) for a in answers for s in a.statements]
         sentence_rows.append(row(name, counts(held, sentence_gold), sentence_roc))
         lines += ["", *repeated_splits(answers, folds, seed, repeats)]
+        lines.append(
+            f"threshold the procedure picks on all {folds} folds: {choose_threshold(answers):g} "
+            f"(shipped: {shipped:g})"
+        )
     else:
         lines.append("(verdicts are not a threshold on the score: no held-out tuning)")
     return [

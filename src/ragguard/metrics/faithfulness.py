@@ -131,23 +131,21 @@ def _heaviest_shared(
     weights: Mapping[str, float],
     postings: Mapping[str, tuple[int, ...]],
     allowed: set[int] | None,
-) -> tuple[int, float, int]:
-    """(position, weight, count) of the allowed set holding the heaviest share of
-    ``wanted``; ties go to the first. (-1, 0.0, 0) when no allowed set holds any."""
+) -> tuple[int, float]:
+    """(position, weight) of the allowed set holding the heaviest share of ``wanted``; ties
+    go to the first. (-1, 0.0) when no allowed set holds any."""
     found: dict[int, float] = {}
-    counts: Counter[int] = Counter()
     for stemmed in wanted:
         weight = weights[stemmed]
         for index in postings.get(stemmed, ()):
             found[index] = found.get(index, 0.0) + weight
-        counts.update(postings.get(stemmed, ()))
     best, top = -1, 0.0
     for index, total in found.items():
         if (allowed is None or index in allowed) and (
             total > top or (total == top and index < best)
         ):
             best, top = index, total
-    return best, top, counts[best] if best >= 0 else 0
+    return best, top
 
 
 @functools.lru_cache(maxsize=256)
@@ -232,12 +230,12 @@ def _best_evidence(
     weights = {stemmed: context.weight(stemmed) for stemmed in claim.stems}
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = sum(weights[s] for s in claim.stems if s in context.question_stems)
-    index, found, count = _heaviest_shared(wanted, weights, context.evidence_with, candidates)
+    index, found = _heaviest_shared(wanted, weights, context.evidence_with, candidates)
     if index < 0:
         index = min(candidates) if candidates else 0
     best = context.evidence[index] if context.evidence else None
-    if count == len(wanted):  # every word found: exactly 1, whatever the float sums say
-        return 1.0, best
+    if best is not None and best.stems.issuperset(wanted):
+        return 1.0, best  # every word found: exactly 1, whatever the float sums say
     return (given + found) / sum(weights.values()), best
 
 
