@@ -79,7 +79,7 @@ def test_calibrate_command_prints_the_table(write, ragguard_cli):
     result = ragguard_cli("calibrate", write("cal.yaml", CALIBRATION))
     assert result.exit_code == 0, result.output
     assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
-    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    rows = table_rows(result.stdout)
     assert "method level n agree accuracy kappa failed" in rows
     assert "lexical answer 1 0 0.00 0.00 0" in rows
     assert "lexical sentence 2 2 1.00 1.00 0" in rows
@@ -98,7 +98,7 @@ def test_calibrate_command_with_the_judge(write, ragguard_cli, monkeypatch, tmp_
         )
         assert server.calls == 3
     assert result.exit_code == 0, result.output
-    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    rows = table_rows(result.stdout)
     assert any(row.startswith("judge answer 1 ") for row in rows), result.stdout
     assert any(row.startswith("judge sentence 2 ") for row in rows), result.stdout
 
@@ -158,8 +158,8 @@ HUMAN_CORPUS = (
 )
 
 
-def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
-    result = ragguard_cli(
+def calibrate_on_the_human_testset(write, ragguard_cli, *options: str):
+    return ragguard_cli(
         "calibrate",
         "--testset",
         write("testset.yaml", HUMAN_TESTSET),
@@ -167,10 +167,19 @@ def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
         write("run.jsonl", HUMAN_RUN),
         "--corpus",
         write("chunks.jsonl", HUMAN_CORPUS),
+        *options,
     )
+
+
+def table_rows(output: str) -> list[str]:
+    return [" ".join(line.split()) for line in output.splitlines()]
+
+
+def test_verdicts_carried_by_the_test_set(write, ragguard_cli):
+    result = calibrate_on_the_human_testset(write, ragguard_cli)
     assert result.exit_code == 0, result.output
     assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
-    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    rows = table_rows(result.stdout)
     assert "lexical answer 1 1 1.00 1.00 0" in rows
     assert "lexical sentence 2 2 1.00 1.00 0" in rows
 
@@ -184,23 +193,12 @@ def test_the_judge_is_asked_once_per_answer_for_its_sentence_verdicts(
             "ragguard.yml",
             f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: CAL_KEY, cache: false}}\n",
         )
-        result = ragguard_cli(
-            "calibrate",
-            "--testset",
-            write("testset.yaml", HUMAN_TESTSET),
-            "--run",
-            write("run.jsonl", HUMAN_RUN),
-            "--corpus",
-            write("chunks.jsonl", HUMAN_CORPUS),
-            "--config",
-            config,
-            "--judge",
-        )
+        result = calibrate_on_the_human_testset(write, ragguard_cli, "--config", config, "--judge")
         assert server.calls == 1  # one answer: its two sentence verdicts come from that call
         prompt = server.requests[0].body["messages"][1]["content"]
     assert result.exit_code == 0, result.output
     assert "s3: Limits reset every hour." in prompt
-    rows = [" ".join(line.split()) for line in result.stdout.splitlines()]
+    rows = table_rows(result.stdout)
     assert "judge answer 1 1 1.00 1.00 0" in rows
     assert "judge sentence 2 2 1.00 1.00 0" in rows
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ragguard.metrics.answers import is_refusal
 from ragguard.metrics.text import (
+    NEGATION,
     Segment,
     normalize,
     quantities,
@@ -61,7 +62,6 @@ _CONTEXT_REFERENCE = re.compile(
     r"\b(?:passages?|contexts?|sources?|documents?|excerpts?|provided (?:text|information)"
     r"|given (?:text|information)|information (?:provided|given))\b"
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b")
 
 NOT_A_QUESTION = "not a claim: a question"
 NOT_A_LEAD_IN = "not a claim: a lead-in"
@@ -94,7 +94,7 @@ def not_a_claim(text: str) -> str | None:
     if is_refusal(text):
         return NOT_A_REFUSAL
     lowered = normalize(text)
-    if _CONTEXT_REFERENCE.search(lowered) and _NEGATION.search(lowered):
+    if _CONTEXT_REFERENCE.search(lowered) and NEGATION.search(lowered):
         return NOT_ABOUT_CONTEXT
     return None
 

@@ -33,7 +33,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
-from ragguard.metrics.text import Segment, normalize, quantities, split_sentences, stems
+from ragguard.metrics.text import (
+    NEGATION,
+    Segment,
+    normalize,
+    quantities,
+    split_sentences,
+    stems,
+)
 from ragguard.results import SentenceVerdict
 
 DEFAULT_THRESHOLD = 0.3
@@ -47,7 +54,6 @@ _SHOWN_WORDS = 6
 CONTRADICTION_CLAIM = 1.0
 CONTRADICTION_EVIDENCE = 0.6
 
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b")
 # Negation words that do not deny the clause they stand in.
 _NOT_A_DENIAL = re.compile(
     r"\b(?:or not|not only|not just|not necessarily|no matter|no longer|if not|not to mention"
@@ -64,7 +70,7 @@ def is_negated(text: str) -> bool:
     """True when the text denies something: a negation word outside parentheses that is not
     part of a phrase such as "or not", "not only", "no more than"."""
     plain = _NOT_A_DENIAL.sub(" ", _PARENTHESIS.sub(" ", normalize(text)))
-    return _NEGATION.search(plain) is not None
+    return NEGATION.search(plain) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +83,7 @@ def clauses(sentence: str) -> tuple[Clause, ...]:
     """The sentence's clauses with at least two content stems, each with its polarity."""
     found = []
     for part in _CLAUSE_BREAK.split(normalize(sentence)):
-        part_stems = frozenset(stems(_NEGATION.sub(" ", part)))
+        part_stems = frozenset(stems(NEGATION.sub(" ", part)))
         if len(part_stems) >= 2:
             found.append(Clause(part_stems, is_negated(part)))
     return tuple(found)

@@ -50,6 +50,8 @@ STOPWORDS = word_set(
 )
 
 _TERM = re.compile(r"[a-z0-9-]+")
+# A word that denies what its clause says (compared on normalized text).
+NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2010": "-", "\u2011": "-"})
 
 
