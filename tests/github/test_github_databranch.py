@@ -141,12 +141,14 @@ def test_concurrent_writers_both_land(fake: FakeGitHub, repo: Repo) -> None:
     for thread in threads:
         thread.join(timeout=20)
     assert errors == []
-    assert sum(r.retries for r in reports) >= 2  # one conflict on the latest file, one on history
+    # The two saves raced and the loser redid its write. Whether it also loses on the second
+    # file depends on scheduling (on a busy machine the winner may finish first).
+    assert sum(r.retries for r in reports) >= 1
     assert stored(fake, repo, "main/default.json")["commit"] == newer
     assert {line["commit"] for line in history_lines(fake, repo)} == {older, newer}
     assert stored(fake, repo, f"main/default/{older}.json")["commit"] == older
     conflicts = [r.status for r in fake.api_requests("PUT") if r.status in (409, 422)]
-    assert len(conflicts) >= 2
+    assert conflicts
 
 
 def test_a_late_save_of_an_older_commit_keeps_the_newer_latest(
