@@ -22,6 +22,7 @@ What remains is checked: its content stems and its quantities.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,7 +50,13 @@ FRAMING_WORDS = word_set(
     summarize conclusion example examples instance etc include includes including
     """
 )
-_FRAMING_STEMS = frozenset(stem(word) for word in FRAMING_WORDS)
+
+
+@functools.cache
+def _framing_stems() -> frozenset[str]:
+    """The framing words' stems, made on first use (the stemmer loads then, not at import)."""
+    return frozenset(stem(word) for word in FRAMING_WORDS)
+
 
 _CITATION = re.compile(
     r"\b(?:passages?|sources?|documents?|contexts?|chunks?|references?|excerpts?|steps?|items?"
@@ -103,8 +110,9 @@ def claim_of(text: str) -> Claim | None:
     """The claim a statement makes, or None when it has no content word and no quantity."""
     cleaned = without_citations(text)
     spelled: dict[str, str] = {}
+    framing = _framing_stems()
     for word, stemmed in stemmed_words(cleaned):
-        if stemmed not in _FRAMING_STEMS:
+        if stemmed not in framing:
             spelled.setdefault(stemmed, word)
     amounts = quantities(cleaned)
     if not spelled and not amounts:
