@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.errors import InputError, Where
-from ragguard.metrics.claims import non_claims
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
-from ragguard.metrics.generation import context_of
+from ragguard.metrics.generation import answer_item, context_of
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome
 from ragguard.metrics.text import segment
 from ragguard.runs import RunRecord
@@ -136,8 +135,7 @@ def judge_items(items: Sequence[CalibrationItem]) -> list[JudgeItem]:
             continue
         segments = segment(text)
         if segments:
-            not_claims = frozenset(non_claims(segments))
-            calls[key] = JudgeItem(key, item.question, segments, item.context, not_claims)
+            calls[key] = answer_item(key, item.question, segments, item.context)
     return list(calls.values())
 
 

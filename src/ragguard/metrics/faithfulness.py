@@ -106,6 +106,11 @@ class Context:
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
+    evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
+    negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
+    evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
 
     def weight(self, stemmed: str) -> float:
         """How much a word counts in a claim: log(1 + (N + 1) / (n + 1)) for N pieces of
@@ -114,12 +119,6 @@ class Context:
         from; one it never uses weighs most. Never 0, so every claim has a weight."""
         pieces = len(self.evidence) + 1
         return math.log(1 + pieces / (1 + len(self.evidence_with.get(stemmed, ()))))
-
-    evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
-    negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
-    evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
 
 
 def _postings(stem_sets: Sequence[frozenset[Any]]) -> dict[Any, tuple[int, ...]]:

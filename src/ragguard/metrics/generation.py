@@ -1,7 +1,8 @@
 """Generation metrics for one question: faithfulness, answer_relevance, answer_f1, abstention.
 
 Pure: the judge's outcomes are computed beforehand (``judge_items`` lists what to ask) and
-passed in, through the interface of :mod:`ragguard.metrics.judging`. Defined cases (docs/generation.md):
+passed in, through the interface of :mod:`ragguard.metrics.judging`. Defined cases
+(docs/generation.md):
 
 - An empty answer: status ``error`` ("empty answer"), every generation metric 0.
 - A refusal on an ``answerable: false`` question: abstention 1; faithfulness does not apply.
@@ -100,10 +101,15 @@ def judge_item(
     methods = settings.methods()
     if not any(methods.get(name) == "judge" for name in applicable(question, names)):
         return None
+    return answer_item(question.id, question.question, segments, context_of(record, corpus))
+
+
+def answer_item(
+    key: str, question: str, segments: Sequence[Segment], context: Sequence[tuple[str, str]]
+) -> JudgeItem:
+    """One judge call for an answer: every statement shown, the non-claims marked unjudged."""
     not_claims = frozenset(non_claims(segments))
-    return JudgeItem(
-        question.id, question.question, segments, context_of(record, corpus), not_claims
-    )
+    return JudgeItem(key, question, tuple(segments), tuple(context), not_claims)
 
 
 def score_generation(

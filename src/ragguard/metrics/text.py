@@ -85,6 +85,18 @@ def _english_stemmer() -> Any:
     return snowballstemmer.stemmer("english")
 
 
+# Written numbers read as quantities ("one" is left out: too often a pronoun).
+_TWO_TO_TWENTY = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty"
+)
+_TENS = "thirty forty fifty sixty seventy eighty ninety"
+NUMBER_WORDS = {word: float(n) for n, word in enumerate(_TWO_TO_TWENTY.split(), start=2)}
+NUMBER_WORDS |= {word: float(n) for n, word in zip(range(30, 100, 10), _TENS.split(), strict=True)}
+NUMBER_WORDS |= {"zero": 0.0, "hundred": 100.0, "thousand": 1000.0, "million": 1e6}
+NUMBER_WORDS |= {"billion": 1e9, "dozen": 12.0, "twice": 2.0}
+
+
 _WORD = re.compile(r"v?\d+(?:\.\d+){2,}(?![\w.])|[a-z0-9]+")
 
 
@@ -110,38 +122,6 @@ def stemmed_words(text: str) -> list[tuple[str, str]]:
             found.append((word, stem(word)))
     return found
 
-
-NUMBER_WORDS = {
-    word: float(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "_",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-    if word != "_"
-} | {"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "seventy": 70.0}
-NUMBER_WORDS |= {"eighty": 80.0, "ninety": 90.0, "hundred": 100.0, "thousand": 1000.0}
-NUMBER_WORDS |= {"million": 1e6, "billion": 1e9, "dozen": 12.0, "twice": 2.0}
 
 _QUANTITY = re.compile(
     r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![.,]?\d)|(?<![\w.,])\d+(?:\.\d+)?(?![.,]?\d)"
