@@ -26,7 +26,7 @@ from ragguard.results import (
 )
 from ragguard.runs import RunRecord
 from ragguard.stats import Bootstrap, mean
-from ragguard.testset import Question, TestSet
+from ragguard.testset import Question, TestSet, combined_fingerprint
 
 MISSING_MESSAGE = "no entry for this question in the run"
 
@@ -35,33 +35,56 @@ def score_question(
     question: Question, record: RunRecord | None, specs: Sequence[MetricSpec]
 ) -> QuestionResult:
     """Score one question from its run record (``None`` when the run has no entry)."""
-    retrieval = [spec for spec in specs if spec.is_retrieval] if question.answerable else []
     if record is None:
+        return score_ranked(question, None, specs)
+    return score_ranked(
+        question,
+        record.retrieved_ids,
+        specs,
+        error=record.error,
+        answer=record.answer,
+        latency_ms=record.latency_ms,
+    )
+
+
+def score_ranked(
+    question: Question,
+    ranking: Sequence[str] | None,
+    specs: Sequence[MetricSpec],
+    *,
+    error: str | None = None,
+    answer: str | None = None,
+    latency_ms: float | None = None,
+) -> QuestionResult:
+    """Score one question from its ranked chunk ids (``None`` when the run has no entry;
+    ``error`` when the system failed on it). Only the retrieval metrics of ``specs`` apply."""
+    retrieval = [spec for spec in specs if spec.is_retrieval] if question.answerable else []
+    if ranking is None:
         status, error, values = (
             STATUS_MISSING,
             MISSING_MESSAGE,
             dict.fromkeys(_names(retrieval), 0.0),
         )
-    elif record.error:
-        status, error, values = STATUS_ERROR, record.error, dict.fromkeys(_names(retrieval), 0.0)
+    elif error:
+        status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
     else:
         labels = Labels.from_grades(question.relevant)
         status, error = STATUS_OK, None
-        values = score_ranking(record.retrieved_ids, labels, retrieval) if retrieval else {}
+        values = score_ranking(ranking, labels, retrieval) if retrieval else {}
     return QuestionResult(
         id=question.id,
         question=question.question,
         status=status,
         metrics=values,
-        retrieved=tuple(record.retrieved_ids) if record else (),
+        retrieved=tuple(ranking or ()),
         relevant=dict(question.relevant),
         fingerprint=question.fingerprint,
         answerable=question.answerable,
         critical=question.critical,
         tags=question.tags,
         reference_answer=question.reference_answer,
-        answer=record.answer if record else None,
-        latency_ms=record.latency_ms if record else None,
+        answer=answer,
+        latency_ms=latency_ms,
         error=error,
     )
 
@@ -122,13 +145,47 @@ def score_run(
         )
         for q in testset
     )
+    return _results(questions, names, suite, config, git, created_at)
+
+
+def score_rankings(
+    testset: TestSet,
+    rankings: Mapping[str, Sequence[str]],
+    specs: Sequence[MetricSpec],
+    *,
+    suite: str,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
+) -> Results:
+    """Score rankings of chunk ids by question id (a TREC run) on retrieval metrics.
+
+    The same results as :func:`score_run` with records that carry only ids, without
+    building a record and a chunk object per retrieved id (ten million in a 100,000-query
+    run of 100 documents). Generation metrics need answers, which rankings do not have.
+    """
+    generation = [spec.name for spec in specs if spec.is_generation]
+    if generation:
+        raise ValueError(f"rankings have no answers to score {', '.join(generation)}")
+    questions = tuple(score_ranked(q, rankings.get(q.id), specs) for q in testset)
+    return _results(questions, tuple(spec.name for spec in specs), suite, config, git, created_at)
+
+
+def _results(
+    questions: tuple[QuestionResult, ...],
+    names: tuple[str, ...],
+    suite: str,
+    config: Mapping[str, Any] | None,
+    git: Mapping[str, str | None] | None,
+    created_at: str | None,
+) -> Results:
     return Results(
         suite=suite,
         created_at=created_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         metrics=names,
         summary=summarize(questions, names),
         questions=questions,
-        testset_fingerprint=testset.fingerprint,
+        testset_fingerprint=combined_fingerprint(q.fingerprint for q in questions),
         config=dict(config or {}),
         git=dict(git or {}),
     )

@@ -117,10 +117,15 @@ class TestSet:
     @property
     def fingerprint(self) -> str:
         """A hash over every question's fingerprint, independent of question order."""
-        digest = hashlib.sha256()
-        for fingerprint in sorted(question.fingerprint for question in self.questions):
-            digest.update(fingerprint.encode())
-        return digest.hexdigest()[:16]
+        return combined_fingerprint(question.fingerprint for question in self.questions)
+
+
+def combined_fingerprint(fingerprints: Iterable[str]) -> str:
+    """The test set fingerprint from its questions' (scoring computes each one once)."""
+    digest = hashlib.sha256()
+    for fingerprint in sorted(fingerprints):
+        digest.update(fingerprint.encode())
+    return digest.hexdigest()[:16]
 
 
 def load_testset(path: str | Path) -> TestSet:
