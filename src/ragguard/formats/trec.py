@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress, count, pairwise
 from operator import gt, ne
 from pathlib import Path
 from typing import TypeVar
 
+from ragguard.bulk import collector_paused
 from ragguard.errors import InputError
 from ragguard.runs import Chunk, Run, RunRecord
 from ragguard.sources import read_text
@@ -132,9 +133,14 @@ def _fast_text(block: bytes) -> str:
         raise _Unusual from None
 
 
-def _columns(text: str, columns: int, more: bool = False) -> list[tuple[str, ...]]:
-    """The first ``columns`` fields of every non-blank line, as one tuple per column.
+def _columns(text: str, columns: int, more: bool = False) -> list[Sequence[str]]:
+    """The first ``columns`` fields of every non-blank line, as one sequence per column.
     A line with fewer fields is `_Unusual`, and with more unless ``more`` (ignored then)."""
+    if "\0" not in text:  # the usual block: every line has its fields, and a newline
+        fields = text.replace("\n", " \0 ").split()  # "\0" marks each line's end
+        width = columns + 1
+        if len(fields) % width == 0 and fields[columns::width].count("\0") * width == len(fields):
+            return [fields[column::width] for column in range(columns)]
     lines = text.split("\n")
     if not lines[-1]:
         lines.pop()  # the block ends with a newline
@@ -150,7 +156,7 @@ def _columns(text: str, columns: int, more: bool = False) -> list[tuple[str, ...
     return list(zip(*rows, strict=False))[:columns]
 
 
-def _plain_digits(texts: tuple[str, ...]) -> bool:
+def _plain_digits(texts: Sequence[str]) -> bool:
     """Every text is unsigned ASCII digits within Python's int limit."""
     joined = "".join(texts)
     if not (joined.isascii() and joined.isdigit()):
@@ -165,10 +171,11 @@ def _whole_file(
     running out of memory is a one-line error naming the file."""
     _open_checked(path, what)
     try:
-        try:
-            return fast(_blocks(path, what))
-        except _Unusual:
-            return exact()
+        with collector_paused():
+            try:
+                return fast(_blocks(path, what))
+            except _Unusual:
+                return exact()
     except MemoryError:
         raise InputError(
             path, f"not enough memory to read the {what}; free memory or split the file"
@@ -341,7 +348,7 @@ def load_trec_rankings(path: str | Path) -> dict[str, Ranking]:
 def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
     """Rankings of a run whose lines are grouped by query, as retrieval tools write them."""
     rankings: dict[str, Ranking] = {}
-    query, docs, scores = None, (), []  # the query whose lines may go on in the next block
+    query, docs, scores = None, [], []  # the query whose lines may go on in the next block
     for block in blocks:
         queries, _, block_docs, ranks, texts, _ = _columns(
             _fast_text(block), RUN_COLUMNS, more=True
@@ -360,7 +367,7 @@ def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
                 continue
             if query is not None:
                 rankings[query] = _ranked(docs, scores)
-            query, docs, scores = queries[start], block_docs[start:end], values[start:end]
+            query, docs, scores = queries[start], list(block_docs[start:end]), values[start:end]
             if query in rankings:
                 raise _Unusual  # its lines are not together: the exact reader collects them
     if query is not None:
@@ -368,7 +375,7 @@ def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
     return rankings
 
 
-def _fast_scores(texts: tuple[str, ...]) -> list[float]:
+def _fast_scores(texts: Sequence[str]) -> list[float]:
     try:
         values = list(map(float, texts))
     except ValueError:
@@ -379,12 +386,12 @@ def _fast_scores(texts: tuple[str, ...]) -> list[float]:
     return values
 
 
-def _ranked(docs: tuple[str, ...], scores: list[float]) -> Ranking:
+def _ranked(docs: list[str], scores: list[float]) -> Ranking:
     """The documents by score descending, then doc id descending (trec_eval's order)."""
     if len(set(docs)) != len(docs):
         raise _Unusual  # a document twice: the exact reader names the line
     if all(map(gt, scores, scores[1:])):
-        return docs  # already in order, as retrievers write them
+        return tuple(docs)  # already in order, as retrievers write them
     return tuple(doc for _, doc in sorted(zip(scores, docs, strict=True), reverse=True))
 
 
