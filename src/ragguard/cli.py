@@ -17,6 +17,7 @@ from ragguard.errors import InputError
 if TYPE_CHECKING:
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
+    from ragguard.testset import TestSet
 
 # Each command imports what it needs when it runs: `ragguard --help` and `--version` load
 # click and ragguard.errors only (benchmarks/startup.py measures them).
@@ -125,18 +126,22 @@ def score(
     dry_run: bool,
 ) -> None:
     """Score a recorded run against a test set and print the table."""
-    from ragguard.judge.setup import load_generation_config
-
     specs = parse_metrics_option(metrics)
     _check_sources(testset, run, qrels, trec_run, beir)
-    raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
-    options = {
-        "raw_config": raw_config,
-        "config_source": config_source,
-        "corpus": corpus,
-        "use_judge": use_judge,
-        "need_key": not dry_run,
-    }
+    options = None
+    if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
+        from ragguard.judge.setup import load_generation_config
+
+        raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
+        options = {
+            "raw_config": raw_config,
+            "config_source": config_source,
+            "corpus": corpus,
+            "use_judge": use_judge,
+            "need_key": not dry_run,
+        }
+    # options None: retrieval metrics only and nothing about generation asked, so the
+    # generation and judge modules (most of a short run's start-up) are not loaded.
     if qrels and trec_run:
         results = _score_trec(qrels, trec_run, specs, suite, dry_run, options)
     else:
@@ -169,7 +174,7 @@ def _score_trec(
     specs: tuple[MetricSpec, ...],
     suite: str | None,
     dry_run: bool,
-    options: dict[str, Any],
+    options: dict[str, Any] | None,
 ) -> Results | None:
     """TREC qrels and run: rankings of ids only, read and scored without run records."""
     from ragguard.formats.trec import (
@@ -179,7 +184,6 @@ def _score_trec(
         unjudged_warning,
     )
     from ragguard.gitinfo import current_commit
-    from ragguard.judge.setup import prepare_generation
     from ragguard.scoring import score_rankings
 
     generation = [spec.name for spec in specs if spec.is_generation]
@@ -193,18 +197,33 @@ def _score_trec(
     rankings = load_trec_rankings(trec_run)
     _warn(skipped_warning(loaded))
     _warn(unjudged_warning(trec_run, rankings, loaded))
-    setup = prepare_generation(specs, loaded, {}, run_source=str(trec_run), **options)
-    if dry_run:
-        click.echo(setup.dry_run_text(), nl=False)
-        return None
+    config: dict[str, Any] = {}
+    if options is not None:
+        from ragguard.judge.setup import prepare_generation
+
+        setup = prepare_generation(specs, loaded, {}, run_source=str(trec_run), **options)
+        if dry_run:
+            click.echo(setup.dry_run_text(), nl=False)
+            return None
+        config = setup.fingerprint
     return score_rankings(
         loaded,
         rankings,
         specs,
         suite=_suite_name(suite, loaded.source),
         git=current_commit(),
-        config=setup.fingerprint,
+        config=config,
     )
+
+
+def _load_testset(testset: Path | None, beir: Path | None, split: str | None) -> TestSet:
+    if testset:
+        from ragguard.testset import load_testset
+
+        return load_testset(testset)
+    from ragguard.formats.beir import load_beir
+
+    return load_beir(beir, split)  # type: ignore[arg-type]
 
 
 def _score_records(
@@ -215,21 +234,23 @@ def _score_records(
     specs: tuple[MetricSpec, ...],
     suite: str | None,
     dry_run: bool,
-    options: dict[str, Any],
+    options: dict[str, Any] | None,
 ) -> Results | None:
     """A test set (or BEIR folder) and a recorded run: retrieval and generation metrics."""
     from ragguard.formats import load_run_file
-    from ragguard.formats.beir import load_beir
     from ragguard.formats.trec import skipped_warning
     from ragguard.gitinfo import current_commit
-    from ragguard.judge.setup import prepare_generation, progress_printer
     from ragguard.scoring import score_run
-    from ragguard.testset import load_testset
 
-    loaded = load_testset(testset) if testset else load_beir(beir, split)  # type: ignore[arg-type]
+    loaded = _load_testset(testset, beir, split)
     recorded = load_run_file(run)  # type: ignore[arg-type]
     recorded.check_known(loaded.known_ids)
     _warn(skipped_warning(loaded))
+    name = _suite_name(suite, loaded.source)
+    if options is None:
+        return score_run(loaded, recorded.records, specs, suite=name, git=current_commit())
+    from ragguard.judge.setup import prepare_generation, progress_printer
+
     generation = prepare_generation(
         specs,
         loaded,
@@ -246,7 +267,7 @@ def _score_records(
         loaded,
         recorded.records,
         specs,
-        suite=_suite_name(suite, loaded.source),
+        suite=name,
         git=current_commit(),
         config=generation.fingerprint,
         **generation.score_kwargs(),

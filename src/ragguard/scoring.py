@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragguard.metrics.generation import judge_items, judge_outcomes, with_generation
-from ragguard.metrics.judging import Judge
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, score_ranking
-from ragguard.metrics.settings import GenerationSettings
 from ragguard.results import (
     STATUS_ERROR,
     STATUS_MISSING,
@@ -27,6 +24,10 @@ from ragguard.results import (
 from ragguard.runs import RunRecord
 from ragguard.stats import Bootstrap, mean
 from ragguard.testset import Question, TestSet, combined_fingerprint
+
+if TYPE_CHECKING:
+    from ragguard.metrics.judging import Judge
+    from ragguard.metrics.settings import GenerationSettings
 
 MISSING_MESSAGE = "no entry for this question in the run"
 
@@ -129,23 +130,34 @@ def score_run(
     Judge calls (when a generation metric uses the judge) go to ``judge`` in one batch.
     """
     names = tuple(spec.name for spec in specs)
-    settings = generation or GenerationSettings()
     wanted = [spec.name for spec in specs if spec.is_generation]
-    items = judge_items(testset.questions, records, wanted, settings, corpus) if wanted else []
-    outcomes = judge_outcomes(items, judge)
-    questions = tuple(
-        with_generation(
-            score_question(q, records.get(q.id), specs),
-            q,
-            records.get(q.id),
-            wanted,
-            settings,
-            corpus,
-            outcomes.get(q.id),
-        )
-        for q in testset
-    )
+    questions = tuple(score_question(q, records.get(q.id), specs) for q in testset)
+    if wanted:
+        questions = _with_generation(questions, testset, records, wanted, generation, judge, corpus)
     return _results(questions, names, suite, config, git, created_at)
+
+
+def _with_generation(
+    scored: tuple[QuestionResult, ...],
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    wanted: list[str],
+    generation: GenerationSettings | None,
+    judge: Judge | None,
+    corpus: Mapping[str, str] | None,
+) -> tuple[QuestionResult, ...]:
+    """The scored questions with their generation metrics (imported only when asked for:
+    the lexical and judge machinery is most of a short run's start-up)."""
+    from ragguard.metrics.generation import judge_items, judge_outcomes, with_generation
+    from ragguard.metrics.settings import GenerationSettings
+
+    settings = generation or GenerationSettings()
+    items = judge_items(testset.questions, records, wanted, settings, corpus)
+    outcomes = judge_outcomes(items, judge)
+    return tuple(
+        with_generation(result, q, records.get(q.id), wanted, settings, corpus, outcomes.get(q.id))
+        for result, q in zip(scored, testset, strict=True)
+    )
 
 
 def score_rankings(
