@@ -98,6 +98,8 @@ def main() -> None:
     print(
         f"  run_questions (whole runner) {per_question_us(ran, args.questions):8.1f} us a question"
     )
+    floor = per_question_us(round_trip, args.questions)
+    print(f"  (a round trip to a waiting thread, the floor of any thread hand-off: {floor:.1f} us)")
     verdict = "under" if overhead < TARGET_US else "OVER"
     print(f"runner overhead {overhead:.1f} us a question: {verdict} the {TARGET_US:.0f} us target")
 
