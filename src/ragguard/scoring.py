@@ -59,7 +59,7 @@ def score_ranked(
 ) -> QuestionResult:
     """Score one question from its ranked chunk ids (``None`` when the run has no entry;
     ``error`` when the system failed on it). Only the retrieval metrics of ``specs`` apply."""
-    retrieval = [spec for spec in specs if spec.is_retrieval] if question.answerable else []
+    retrieval = _retrieval_specs(specs) if question.answerable else ()
     if ranking is None:
         status, error, values = (
             STATUS_MISSING,
@@ -88,6 +88,22 @@ def score_ranked(
         latency_ms=latency_ms,
         error=error,
     )
+
+
+# The retrieval specs of a list of specs, by the list's id (score_run passes the same list
+# for every question; the metric plans are cached by the id of the tuple returned).
+_RETRIEVAL: dict[int, tuple[Sequence[MetricSpec], tuple[MetricSpec, ...]]] = {}
+
+
+def _retrieval_specs(specs: Sequence[MetricSpec]) -> tuple[MetricSpec, ...]:
+    cached = _RETRIEVAL.get(id(specs))
+    if cached is not None and cached[0] is specs:
+        return cached[1]
+    if len(_RETRIEVAL) >= 64:
+        _RETRIEVAL.clear()
+    chosen = tuple(spec for spec in specs if spec.is_retrieval)
+    _RETRIEVAL[id(specs)] = (specs, chosen)
+    return chosen
 
 
 def _names(specs: Sequence[MetricSpec]) -> list[str]:

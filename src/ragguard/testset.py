@@ -64,11 +64,12 @@ class Question:
         return label_fingerprint(self.id, self.relevant, self.answerable)
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # built once: hot
+
+
 def label_fingerprint(question_id: str, relevant: Mapping[str, int], answerable: bool) -> str:
-    payload = json.dumps(
-        {"id": question_id, "relevant": dict(sorted(relevant.items())), "answerable": answerable},
-        sort_keys=True,
-        separators=(",", ":"),
+    payload = _CANONICAL.encode(  # sort_keys also orders the labels
+        {"id": question_id, "relevant": relevant, "answerable": answerable}
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
