@@ -352,10 +352,9 @@ def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
     rankings: dict[str, Ranking] = {}
     query, docs, scores = None, [], []  # the query whose lines may go on in the next block
     for block in blocks:
-        queries, _, block_docs, ranks, texts, _ = _columns(
-            _fast_text(block), RUN_COLUMNS, more=True
-        )
-        values = _fast_scores(texts)
+        text = _fast_text(block)
+        queries, _, block_docs, ranks, texts, _ = _columns(text, RUN_COLUMNS, more=True)
+        values = _fast_scores(texts, plain=text.isascii() and "_" not in text)
         if not _plain_digits(ranks):
             raise _Unusual
         size = len(queries)
@@ -377,13 +376,18 @@ def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
     return rankings
 
 
-def _fast_scores(texts: Sequence[str]) -> list[float]:
+def _fast_scores(texts: Sequence[str], plain: bool) -> list[float]:
+    """The scores; ``plain``: the block is ASCII without '_', which float() would accept in
+    '1_0' or as non-ASCII digits, so each score need not be checked for them."""
     try:
         values = list(map(float, texts))
     except ValueError:
         raise _Unusual from None
-    joined = "".join(texts)
-    if "_" in joined or not joined.isascii() or not math.isfinite(sum(values)):
+    if not plain:
+        joined = "".join(texts)
+        if "_" in joined or not joined.isascii():
+            raise _Unusual
+    if not math.isfinite(sum(values)):
         raise _Unusual
     return values
 
