@@ -80,6 +80,7 @@ def score_question(
         answer=record.answer if record else None,
         latency_ms=record.latency_ms if record else None,
         error=error,
+        evidence={evidence.key: evidence.grade for evidence in question.evidence},
         judgments=judgments,
     )
 

@@ -168,3 +168,11 @@ def test_document_metrics_use_the_corpus_for_labelled_chunk_ids():
     spec = parse_metric("doc_hit_rate@1")
     assert score_documents(question, [Chunk("a#2")], [spec], origins) == {"doc_hit_rate@1": 1.0}
     assert score_documents(question, [Chunk("a#2")], [spec]) == {}
+
+
+def test_words_a_chunk_shares_with_the_quote_elsewhere_do_not_count():
+    evidence = Evidence(DOC, quote=QUOTE)
+    elsewhere = Chunk("c", text="Rotate each API key may be done from the dashboard.", doc=DOC)
+    assert coverage(evidence, elsewhere) == 0.0
+    inside = Chunk("c", text="100 requests", doc=DOC)  # a chunk inside the quote
+    assert coverage(evidence, inside) == pytest.approx(len("100 requests") / len(QUOTE))

@@ -28,6 +28,7 @@ DEMO_METRICS = (
     "hit_rate@1",
     "hit_rate@3",
     "recall@5",
+    "doc_recall@5",
     "mrr",
     "ndcg@3",
     "faithfulness",

@@ -3,8 +3,10 @@
 A chunk covers an evidence label when it comes from the label's document and holds at
 least ``min_coverage`` of the evidence (docs/metrics.md, "Evidence labels"):
 
-- a quote: the longest run of the quote's characters found in the chunk's text, after
-  case and whitespace are normalised, over the quote's length;
+- a quote: the part of the quote the chunk's text holds, after case and whitespace are
+  normalised, over the quote's length — the whole quote, or the piece a chunk boundary
+  leaves (the quote's start at the chunk's end, its end at the chunk's start, or the
+  chunk inside the quote);
 - a character or line range: the overlap of the chunk's range with the evidence's, over
   the evidence's length;
 - a whole document: any chunk of it.
@@ -24,7 +26,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ragguard.metrics.names import MetricSpec
@@ -58,11 +59,22 @@ def _quote_share(quote: str, text: str) -> float:
     needle, haystack = _normal(quote), _normal(text)
     if not needle:
         return 0.0
-    if needle in haystack:
-        return 1.0
-    matcher = SequenceMatcher(None, needle, haystack, autojunk=False)
-    match = matcher.find_longest_match(0, len(needle), 0, len(haystack))
-    return match.size / len(needle)
+    return _held(needle, haystack) / len(needle)
+
+
+def _held(quote: str, chunk: str) -> int:
+    """How many characters of ``quote`` the chunk holds, both being contiguous text of one
+    document: all of it, the chunk itself inside the quote, or the part a chunk boundary
+    leaves (the quote's head at the chunk's end, its tail at the chunk's start). Words the
+    two merely share elsewhere do not count."""
+    if quote in chunk:
+        return len(quote)
+    if chunk in quote:
+        return len(chunk)
+    longest = min(len(quote), len(chunk)) - 1
+    head = next((n for n in range(longest, 0, -1) if chunk.endswith(quote[:n])), 0)
+    tail = next((n for n in range(longest, head, -1) if chunk.startswith(quote[-n:])), 0)
+    return max(head, tail)
 
 
 def _range_share(
