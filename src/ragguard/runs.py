@@ -22,6 +22,7 @@ from ragguard.sources import (
     iter_jsonl_objects,
     read_text,
     shown,
+    span_of,
     type_name,
     unknown_key_message,
 )
@@ -228,18 +229,13 @@ def _range(
     value = item.get(name)
     if value is None:
         return None
-    ok = (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        and first <= value[0] <= value[1]
-    )
-    if not ok:
+    span = span_of(value, first)
+    if span is None:
         raise where.error(
             f"'{name}' must be [start, end] with {first} <= start <= end, found {shown(value)}",
             key=key,
         )
-    return (value[0], value[1])
+    return span
 
 
 def _check_unique(chunks: tuple[Chunk, ...], where: Where) -> None:

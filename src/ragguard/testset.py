@@ -22,6 +22,7 @@ from ragguard.sources import (
     parse_yaml,
     read_text,
     shown,
+    span_of,
     type_name,
     unknown_key_message,
 )
@@ -448,19 +449,14 @@ def _span(value: Any, key: str, where: Where, *, first: int) -> tuple[int, int] 
     """A ``[start, end]`` pair of whole numbers, start <= end, start >= ``first``."""
     if value is None:
         return None
-    ok = (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        and first <= value[0] <= value[1]
-    )
-    if not ok:
+    span = span_of(value, first)
+    if span is None:
         unit = "characters, end excluded" if first == 0 else "lines, both included"
         raise where.error(
             f"expected [start, end] with {first} <= start <= end ({unit}), found {shown(value)}",
             key=key,
         )
-    return (value[0], value[1])
+    return span
 
 
 def _unique_evidence(evidence: list[Evidence], where: Where) -> tuple[Evidence, ...]:
