@@ -112,3 +112,27 @@ def test_min_coverage_comes_from_the_config(ragguard_cli, tmp_path: Path) -> Non
     result = ragguard_cli("score", "--testset", testset, "--run", run, "-c", config)
     assert result.exit_code == 2
     assert "evidence.min_coverage" in result.stderr and "found 1.5" in result.stderr
+
+
+def test_explain_shows_the_grade_each_chunk_earned_and_the_evidence(ragguard_cli, tmp_path):
+    testset = _write(
+        tmp_path,
+        "testset.yaml",
+        f'- id: q\n  question: How fast?\n  relevant: [{{doc: d.md, quote: "{QUOTE}", grade: 2}}]\n',
+    )
+    chunks = [
+        {"id": "d.md#1", "doc": "d.md", "text": "Intro."},
+        {"id": "d.md#2", "doc": "d.md", "text": QUOTE},
+    ]
+    run = _write(tmp_path, "run.jsonl", json.dumps({"id": "q", "retrieved": chunks}) + "\n")
+    out = tmp_path / "r.json"
+    scored = ragguard_cli(
+        "score", "--testset", testset, "--run", run, "--metrics", "recall@2,ndcg@2", "--out", out
+    )
+    assert scored.exit_code == 0, scored.stderr
+    result = ragguard_cli("explain", out, "q", "-k", "2")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "rank 1: d.md#1  rel 0" in lines[1] and "rank 2: d.md#2  rel 2" in lines[2]
+    assert f'd.md: "{QUOTE}"  grade 2' in result.stdout
+    assert "as scored: recall@2 = 1.000, ndcg@2 = 0.631" in result.stdout

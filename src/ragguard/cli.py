@@ -223,9 +223,14 @@ def explain_command(results_file: Path, question_id: str, k: int) -> None:
 
 
 def _explain(question: QuestionResult, k: int) -> str:
-    return explanation_text(
-        question.id, question.question, explain(question.retrieved, question.relevant, k)
-    )
+    working = explain(question.retrieved, question.judged_chunks, k)
+    text = explanation_text(question.id, question.question, working)
+    if not question.evidence:
+        return text
+    from ragguard.render.report import evidence_lines
+
+    rows = text.splitlines()[: 1 + len(working.rows)]
+    return "\n".join([*rows, *evidence_lines(question.evidence, question.metrics)]) + "\n"
 
 
 @cli.command()
