@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ragguard.compare import NEWLY_FAILING, compare
 from ragguard.gate import GateRules, default_gate_rules
 from ragguard.metrics.names import parse_metric_list
@@ -54,3 +56,23 @@ def test_a_failing_question_names_the_unlabelled_chunks_new_in_its_top_k() -> No
     assert diff.unlabelled is not None
     assert diff.unlabelled.k == 3
     assert diff.unlabelled.chunks == ("pricing#4", "limits.md#9")  # faq#1 was there before
+
+
+def test_judged_at_k_is_reported_but_not_gated_unless_a_rule_names_it() -> None:
+    from ragguard.gate import MetricRule
+
+    questions = [Question(f"q{i}", "?", {f"a{i}": 1, f"z{i}": 0}) for i in range(12)]
+    baseline = _results(
+        questions, {q.id: [Chunk(f"a{q.id[1:]}"), Chunk(f"z{q.id[1:]}")] for q in questions}
+    )
+    head = _results(
+        questions, {q.id: [Chunk(f"a{q.id[1:]}"), Chunk("new1"), Chunk("new2")] for q in questions}
+    )
+
+    def judged(rules: GateRules):
+        return {m.name: m for m in compare(baseline, head, rules).metrics}["judged@3"]
+
+    quiet = judged(GateRules())
+    assert quiet.head == pytest.approx(1 / 3) and quiet.baseline == pytest.approx(2 / 3)
+    assert quiet.verdict == "pass"
+    assert judged(GateRules(metrics={"judged@3": MetricRule()})).verdict == "fail"

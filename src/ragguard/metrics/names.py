@@ -14,6 +14,7 @@ DOC_PREFIX = "doc_"  # document-level twins: doc_recall@5 scores the ranking of 
 RETRIEVAL_NEEDS_K = (*CHUNK_NEEDS_K, "judged", *(DOC_PREFIX + base for base in CHUNK_NEEDS_K))
 RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK_OPTIONAL_K))
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
+INFORMATIONAL = ("judged",)
 GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
 
 DEFAULT_METRICS = (
@@ -43,6 +44,12 @@ class MetricSpec:
     @property
     def is_retrieval(self) -> bool:
         return self.base in RETRIEVAL
+
+    @property
+    def is_informational(self) -> bool:
+        """Reported but not gated unless a gate rule names it: ``judged@k`` falls when a
+        retriever finds chunks nobody labelled, which is no regression of the system."""
+        return self.base in INFORMATIONAL
 
     @property
     def is_document_level(self) -> bool:
