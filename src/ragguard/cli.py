@@ -159,9 +159,9 @@ def score(
         click.echo(f"\nresults written to {out}")
 
 
-def _warn(warning: str | None) -> None:
+def _warn_if(warning: str | None) -> None:
     if warning:
-        click.echo(f"ragguard: warning: {warning}", err=True)
+        _warn(warning)
 
 
 def _suite_name(suite: str | None, source: str) -> str:
@@ -195,17 +195,20 @@ def _score_trec(
         )
     loaded = load_qrels(qrels)
     rankings = load_trec_rankings(trec_run)
-    _warn(skipped_warning(loaded))
-    _warn(unjudged_warning(trec_run, rankings, loaded))
+    _warn_if(skipped_warning(loaded))
+    _warn_if(unjudged_warning(trec_run, rankings, loaded))
     config: dict[str, Any] = {}
+    origins = None
     if options is not None:
         from ragguard.judge.setup import prepare_generation
+        from ragguard.labels import corpus_origins
 
         setup = prepare_generation(specs, loaded, {}, run_source=str(trec_run), **options)
         if dry_run:
             click.echo(setup.dry_run_text(), nl=False)
             return None
         config = setup.fingerprint
+        origins = corpus_origins(loaded, specs, options["corpus"])
     return score_rankings(
         loaded,
         rankings,
@@ -213,6 +216,7 @@ def _score_trec(
         suite=_suite_name(suite, loaded.source),
         git=current_commit(),
         config=config,
+        origins=origins,
     )
 
 
@@ -245,24 +249,37 @@ def _score_records(
     loaded = _load_testset(testset, beir, split)
     recorded = load_run_file(run)  # type: ignore[arg-type]
     recorded.check_known(loaded.known_ids)
-    _warn(skipped_warning(loaded))
+    _warn_if(skipped_warning(loaded))
     name = _suite_name(suite, loaded.source)
-    if options is None:
-        return score_run(loaded, recorded.records, specs, suite=name, git=current_commit())
-    from ragguard.judge.setup import prepare_generation, progress_printer
+    from ragguard.labels import corpus_origins, unmatched_label_warning
 
-    generation = prepare_generation(
-        specs,
-        loaded,
-        recorded.records,
-        run_source=recorded.source or str(run),
-        run_lines=recorded.lines,
-        progress=progress_printer(lambda line: click.echo(line, err=True)),
-        **options,
-    )
-    if dry_run:
-        click.echo(generation.dry_run_text(), nl=False)
-        return None
+    generation = None
+    if options is not None:
+        from ragguard.judge.setup import prepare_generation, progress_printer
+
+        generation = prepare_generation(
+            specs,
+            loaded,
+            recorded.records,
+            run_source=recorded.source or str(run),
+            run_lines=recorded.lines,
+            progress=progress_printer(lambda line: click.echo(line, err=True)),
+            **options,
+        )
+        if dry_run:
+            click.echo(generation.dry_run_text(), nl=False)
+            return None
+    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
+    if testset:  # written by people; imported qrels routinely judge documents never retrieved
+        texts = generation.corpus if generation is not None else None
+        corpus_ids = frozenset(texts) if texts is not None else None
+        _warn_if(unmatched_label_warning(loaded, recorded.records, origins, corpus_ids))
+    if generation is None:
+        return score_run(
+            loaded, recorded.records, specs, suite=name, git=current_commit(), origins=origins
+        )
+    from ragguard.config import min_coverage_of
+
     results = score_run(
         loaded,
         recorded.records,
@@ -270,6 +287,8 @@ def _score_records(
         suite=name,
         git=current_commit(),
         config=generation.fingerprint,
+        origins=origins,
+        min_coverage=min_coverage_of(options["raw_config"], options["config_source"]),
         **generation.score_kwargs(),
     )
     if generation.judge:
@@ -322,9 +341,14 @@ def _explain(question: QuestionResult, k: int) -> str:
     from ragguard.metrics.retrieval import explain
     from ragguard.render import explanation_text
 
-    return explanation_text(
-        question.id, question.question, explain(question.retrieved, question.relevant, k)
-    )
+    working = explain(question.retrieved, question.judged_chunks, k)
+    text = explanation_text(question.id, question.question, working)
+    if not question.evidence:
+        return text
+    from ragguard.render.report import evidence_lines
+
+    rows = text.splitlines()[: 1 + len(working.rows)]
+    return "\n".join([*rows, *evidence_lines(question.evidence, question.metrics)]) + "\n"
 
 
 @cli.command()
@@ -486,7 +510,7 @@ def run_command(
     outcome = suite_run.outcome
     write_records(records_path, outcome.records.values())
     results, generation = score_suite_run(
-        config, suite_run, git=current_commit(), cache_dir=cache_dir
+        config, suite_run, git=current_commit(), cache_dir=cache_dir, warn=_warn
     )
     write_results(results, out)
     if generation.judge:
@@ -590,6 +614,10 @@ def compare_command(
             write_report(path, make())
     click.echo(comparison_terminal(comparison), nl=False)
     raise SystemExit(exit_code(comparison))
+
+
+def _warn(line: str) -> None:
+    click.echo(f"ragguard: warning: {line}", err=True)
 
 
 def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:

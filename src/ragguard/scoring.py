@@ -21,7 +21,7 @@ from ragguard.results import (
     QuestionResult,
     Results,
 )
-from ragguard.runs import RunRecord
+from ragguard.runs import Chunk, RunRecord
 from ragguard.stats import Bootstrap, mean
 from ragguard.testset import Question, TestSet, combined_fingerprint
 
@@ -33,16 +33,39 @@ MISSING_MESSAGE = "no entry for this question in the run"
 
 
 def score_question(
-    question: Question, record: RunRecord | None, specs: Sequence[MetricSpec]
+    question: Question,
+    record: RunRecord | None,
+    specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None = None,
+    min_coverage: float | None = None,
 ) -> QuestionResult:
-    """Score one question from its run record (``None`` when the run has no entry)."""
+    """Score one question from its run record (``None`` when the run has no entry).
+
+    ``origins`` (the corpus's chunks by id) completes retrieved chunks that lack the text
+    or document that evidence labels are judged by; ``min_coverage`` defaults to
+    ``metrics.settings.DEFAULT_MIN_COVERAGE``.
+    """
     if record is None:
         return score_ranked(question, None, specs)
-    return score_ranked(
+    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    values: dict[str, float] = {}
+    judgments: dict[str, int] = {}
+    if record.error:
+        status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
+    elif retrieval:
+        status = STATUS_OK
+        values, judgments = _retrieval_values(
+            question, record.retrieved, retrieval, origins, min_coverage
+        )
+    else:
+        status = STATUS_OK
+    return _result(
         question,
-        record.retrieved_ids,
-        specs,
-        error=record.error,
+        status,
+        values,
+        tuple(record.retrieved_ids),
+        error=record.error or None,
+        judgments=judgments,
         answer=record.answer,
         latency_ms=record.latency_ms,
     )
@@ -52,32 +75,41 @@ def score_ranked(
     question: Question,
     ranking: Sequence[str] | None,
     specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None = None,
+) -> QuestionResult:
+    """Score one question from its ranked chunk ids alone (a TREC run; ``None`` when the run
+    has no entry): the same values as :func:`score_question` with a record of those ids."""
+    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    if ranking is None:
+        values = dict.fromkeys(_names(retrieval), 0.0)
+        return _result(question, STATUS_MISSING, values, (), error=MISSING_MESSAGE)
+    if not retrieval:
+        return _result(question, STATUS_OK, {}, tuple(ranking))
+    if question.evidence or _has_document_level(retrieval):
+        chunks = tuple(map(Chunk, ranking))
+        values, judgments = _retrieval_values(question, chunks, retrieval, origins, None)
+        return _result(question, STATUS_OK, values, tuple(ranking), judgments=judgments)
+    values = score_ranking(ranking, Labels.from_grades(question.relevant), retrieval)
+    return _result(question, STATUS_OK, values, tuple(ranking))
+
+
+def _result(
+    question: Question,
+    status: str,
+    values: dict[str, float],
+    retrieved: tuple[str, ...],
     *,
     error: str | None = None,
+    judgments: dict[str, int] | None = None,
     answer: str | None = None,
     latency_ms: float | None = None,
 ) -> QuestionResult:
-    """Score one question from its ranked chunk ids (``None`` when the run has no entry;
-    ``error`` when the system failed on it). Only the retrieval metrics of ``specs`` apply."""
-    retrieval = _retrieval_specs(specs) if question.answerable else ()
-    if ranking is None:
-        status, error, values = (
-            STATUS_MISSING,
-            MISSING_MESSAGE,
-            dict.fromkeys(_names(retrieval), 0.0),
-        )
-    elif error:
-        status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
-    else:
-        labels = Labels.from_grades(question.relevant)
-        status, error = STATUS_OK, None
-        values = score_ranking(ranking, labels, retrieval) if retrieval else {}
     return QuestionResult(
         id=question.id,
         question=question.question,
         status=status,
         metrics=values,
-        retrieved=tuple(ranking or ()),
+        retrieved=retrieved,
         relevant=dict(question.relevant),
         fingerprint=question.fingerprint,
         answerable=question.answerable,
@@ -87,23 +119,69 @@ def score_ranked(
         answer=answer,
         latency_ms=latency_ms,
         error=error,
+        evidence={evidence.key: evidence.grade for evidence in question.evidence},
+        judgments=judgments or {},
     )
 
 
+def _retrieval_values(
+    question: Question,
+    retrieved: tuple[Chunk, ...],
+    specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None,
+    min_coverage: float | None,
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Chunk- and document-level values in the order of ``specs``, and, with evidence
+    labels, the grade each retrieved chunk earned."""
+    ids = [chunk.id for chunk in retrieved]
+    if not question.evidence and not _has_document_level(specs):
+        return score_ranking(ids, Labels.from_grades(question.relevant), specs), {}
+    from ragguard.metrics.evidence import judge_ranking, score_documents, score_judged
+    from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
+
+    coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
+    chunk_specs = [spec for spec in specs if not spec.is_document_level]
+    judgments: dict[str, int] = {}
+    if question.evidence:
+        judged = judge_ranking(question, retrieved, origins, coverage)
+        values = score_judged(judged, chunk_specs)
+        judgments = judged.chunk_grades(ids)
+    else:
+        values = score_ranking(ids, Labels.from_grades(question.relevant), chunk_specs)
+    doc_specs = [spec for spec in specs if spec.is_document_level]
+    if doc_specs:
+        values.update(score_documents(question, retrieved, doc_specs, origins))
+    return {spec.name: values[spec.name] for spec in specs if spec.name in values}, judgments
+
+
 # The retrieval specs of a list of specs, by the list's id (score_run passes the same list
-# for every question; the metric plans are cached by the id of the tuple returned).
-_RETRIEVAL: dict[int, tuple[Sequence[MetricSpec], tuple[MetricSpec, ...]]] = {}
+# for every question; the metric plans are cached by the id of the tuple returned), and
+# whether any is document-level.
+_RETRIEVAL: dict[int, tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]] = {}
 
 
 def _retrieval_specs(specs: Sequence[MetricSpec]) -> tuple[MetricSpec, ...]:
+    return _cached_specs(specs)[1]
+
+
+def _has_document_level(specs: Sequence[MetricSpec]) -> bool:
+    return _cached_specs(specs)[2]
+
+
+def _cached_specs(
+    specs: Sequence[MetricSpec],
+) -> tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]:
     cached = _RETRIEVAL.get(id(specs))
     if cached is not None and cached[0] is specs:
-        return cached[1]
+        return cached
     if len(_RETRIEVAL) >= 64:
         _RETRIEVAL.clear()
     chosen = tuple(spec for spec in specs if spec.is_retrieval)
-    _RETRIEVAL[id(specs)] = (specs, chosen)
-    return chosen
+    entry = (specs, chosen, any(spec.is_document_level for spec in chosen))
+    _RETRIEVAL[id(specs)] = entry
+    if chosen is not specs:  # the tuple is asked about too (_has_document_level(retrieval))
+        _RETRIEVAL[id(chosen)] = (chosen, chosen, entry[2])
+    return entry
 
 
 def _names(specs: Sequence[MetricSpec]) -> list[str]:
@@ -138,16 +216,22 @@ def score_run(
     generation: GenerationSettings | None = None,
     judge: Judge | None = None,
     corpus: Mapping[str, str] | None = None,
+    origins: Mapping[str, Chunk] | None = None,
+    min_coverage: float | None = None,
 ) -> Results:
     """Score every question of the test set against the run's records.
 
     Generation metrics in ``specs`` are computed with ``generation`` (default: lexical); the
     context of an answer is its retrieved chunks' text, from the run or from ``corpus``.
     Judge calls (when a generation metric uses the judge) go to ``judge`` in one batch.
+    Evidence labels judge retrieved chunks by their text and document, completed from
+    ``origins`` (the corpus's chunks), with ``min_coverage`` (docs/metrics.md).
     """
     names = tuple(spec.name for spec in specs)
     wanted = [spec.name for spec in specs if spec.is_generation]
-    questions = tuple(score_question(q, records.get(q.id), specs) for q in testset)
+    questions = tuple(
+        score_question(q, records.get(q.id), specs, origins, min_coverage) for q in testset
+    )
     if wanted:
         questions = _with_generation(questions, testset, records, wanted, generation, judge, corpus)
     return _results(questions, names, suite, config, git, created_at)
@@ -185,6 +269,7 @@ def score_rankings(
     config: Mapping[str, Any] | None = None,
     git: Mapping[str, str | None] | None = None,
     created_at: str | None = None,
+    origins: Mapping[str, Chunk] | None = None,
 ) -> Results:
     """Score rankings of chunk ids by question id (a TREC run) on retrieval metrics.
 
@@ -195,7 +280,7 @@ def score_rankings(
     generation = [spec.name for spec in specs if spec.is_generation]
     if generation:
         raise ValueError(f"rankings have no answers to score {', '.join(generation)}")
-    questions = tuple(score_ranked(q, rankings.get(q.id), specs) for q in testset)
+    questions = tuple(score_ranked(q, rankings.get(q.id), specs, origins) for q in testset)
     return _results(questions, tuple(spec.name for spec in specs), suite, config, git, created_at)
 
 
