@@ -451,7 +451,12 @@ _OPTIONAL_TEXT = (str, type(None))
 def _plain_question(entry: Any) -> QuestionResult | None:
     """The question as ragguard writes it, checked in bulk; None when anything differs
     (then :func:`_question` reads it field by field and names what is wrong)."""
-    if type(entry) is not dict or entry.get("sentences") or "evidence" in entry:
+    if (
+        type(entry) is not dict
+        or entry.get("sentences")
+        or "evidence" in entry
+        or "judgments" in entry
+    ):
         return None  # verdicts and evidence labels: the checking reader
     try:
         metrics, relevant = entry["metrics"], entry["relevant"]
