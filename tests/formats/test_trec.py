@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 import pytrec_eval
@@ -353,3 +355,36 @@ def test_the_fast_reader_agrees_with_the_exact_one_and_pytrec_eval(write, monkey
 def test_a_bom_and_a_missing_final_newline_are_fine(write):
     path = write("x.run", "\ufeffq1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t")
     assert load_trec_rankings(path) == {"q1": ("d1", "d2")}
+
+
+MEMORY_CHILD = """
+import resource, sys
+from ragguard.cli import main
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 48 * 2**20, resource.RLIM_INFINITY))
+sys.argv = ["ragguard", "score", "--qrels", sys.argv[1], "--trec-run", sys.argv[2]]
+main()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and RLIMIT_AS")
+def test_running_out_of_memory_while_reading_is_one_line_naming_the_file(tmp_path, write):
+    """A real shortage: the child may map only 48 MiB more than it has after its imports,
+    and the run's ids need several times that."""
+    qrels = write("x.qrels", "q0 0 d0-1 1\n")
+    run = tmp_path / "x.run"
+    with run.open("w") as file:
+        for query in range(20_000):
+            file.write("".join(f"q{query} Q0 d{query}-{r} {r} {100 - r} t\n" for r in range(100)))
+    completed = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD, str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 2, completed.stderr[-2000:]
+    assert completed.stderr.splitlines() == [
+        f"ragguard: error: {run}: not enough memory to read the run file; free memory or split "
+        "the file"
+    ]
