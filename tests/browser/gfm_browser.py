@@ -100,9 +100,7 @@ def find_browser() -> str | None:
 
 def comment_html(markdown: str) -> str:
     """The page: GitHub's renderer and stylesheet, the comment body at GitHub's width."""
-    rendered = cmarkgfm.github_flavored_markdown_to_html(
-        markdown, options=Options.CMARK_OPT_UNSAFE
-    )
+    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
     css = (HERE / "github-markdown-light.css").read_text(encoding="utf-8")
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
