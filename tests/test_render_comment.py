@@ -224,8 +224,7 @@ def test_no_baseline_is_neutral_and_says_how_to_get_one() -> None:
     head = head_results({q.id: 0 for q in questions}, questions=questions)
     comment = render_comment(compare(None, head, GateRules()))
     assert heading(comment) == (
-        "### ℹ️ ragguard · orders\\-api: **no baseline yet** · "
-        "8 of 8 questions fail the per-question rule (1 critical)"
+        "### ℹ️ ragguard · orders\\-api: **no baseline yet** · 8 of 8 questions fail (1 critical)"
     )
     assert "✅" not in comment and "**pass**" not in comment
     assert "baseline: {rerun: true}" in comment and "ragguard compare baseline.json" in comment

@@ -74,6 +74,7 @@ FIXED_SHOWN = 5
 DRIFT_SHOWN = 10
 TAGS_SHOWN = 8
 TAG_COLUMNS = 4
+CELL_WRAP = 24  # characters of an unbroken run in a table cell before a break is allowed
 LATENCY_MIN_MS = 50.0
 LATENCY_MIN_SHARE = 0.2
 _MARKER_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -260,9 +261,9 @@ def comparison_context(
         "floor_column": comparison.baseline_missing and _has_floors(comparison),
         "settings": [
             {
-                "key": escape_markdown(d.key, 120),
-                "baseline": escape_markdown(d.baseline, 120),
-                "head": escape_markdown(d.head, 120),
+                "key": escape_markdown(d.key, 120, wrap=CELL_WRAP),
+                "baseline": escape_markdown(d.baseline, 120, wrap=CELL_WRAP),
+                "head": escape_markdown(d.head, 120, wrap=CELL_WRAP),
             }
             for d in comparison.setting_diffs
         ],
@@ -414,11 +415,11 @@ def _no_baseline_headline(comparison: Comparison) -> str:
     if failing:
         verb = "fails" if len(failing) == 1 else "fail"
         parts.append(
-            f"{len(failing)} of {comparison.n_head} questions {verb} the per-question rule"
+            f"{len(failing)} of {comparison.n_head} questions {verb}"
             + (f" ({critical} critical)" if critical else "")
         )
     else:
-        parts.append(f"all {comparison.n_head} questions pass the per-question rule")
+        parts.append(f"all {comparison.n_head} questions pass")
     return ", ".join(parts)
 
 
@@ -604,7 +605,7 @@ def _tag_row(tag: TagBreakdown, names: Sequence[str], compact: bool) -> dict[str
         else:
             cells.append(f"{fmt(metric.head)} ({signed(metric.delta)})")
     return {
-        "tag": escape_markdown(tag.tag, 60),
+        "tag": escape_markdown(tag.tag, 60, wrap=CELL_WRAP),
         "n": tag.n,
         "newly_failing": tag.newly_failing,
         "cells": cells,
@@ -755,7 +756,7 @@ def _question_row(question: QuestionDiff) -> list[str]:
     if question.kind == ADDED:
         after = "fail" if fails(question) else "pass"
     return [
-        escape_markdown(question.id, 80),
+        escape_markdown(question.id, 80, wrap=CELL_WRAP),
         kind + (" (relabelled)" if question.relabelled else ""),
         _outcome(question.baseline_status, before),
         _outcome(question.head_status, after),

@@ -81,16 +81,28 @@ def no_workflow_commands(text: str) -> str:
     return _WORKFLOW_COMMAND.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, text)
 
 
-def escape_markdown(text: Any, limit: int = 300) -> str:
+def _long_runs(every: int) -> re.Pattern[str]:
+    return re.compile(rf"\S{{{every + 1},}}")
+
+
+def _split_run(run: str, every: int) -> str:
+    return ZERO_WIDTH_SPACE.join(run[i : i + every] for i in range(0, len(run), every))
+
+
+def escape_markdown(text: Any, limit: int = 300, wrap: int = 0) -> str:
     """Untrusted text as inert markdown: one line, every markup character escaped.
 
     Backslash escapes stop emphasis, links, images, headings, tables and autolinks;
     ``<`` and ``&`` become entities so no HTML tag or comment (and so no fake marker) can
     open; ``|`` becomes an entity so no table row breaks; ``@``, ``#`` and the ``GH`` of
     ``GH-1`` are followed by a zero-width space so no mention notifies and no issue
-    reference links.
+    reference links. With ``wrap``, an unbroken run longer than that gets a zero-width space
+    every ``wrap`` characters: for table cells, whose width is set by their longest word, so
+    a long id or tag wraps instead of widening the table past GitHub's comment column.
     """
     flat = printable(str(text), limit)
+    if wrap:
+        flat = _long_runs(wrap).sub(lambda m: _split_run(m.group(0), wrap), flat)
     escaped = _MARKDOWN_SPECIAL.sub(lambda m: _ENTITY.get(m.group(1), "\\" + m.group(1)), flat)
     return _GH_REFERENCE.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, escaped)
 
