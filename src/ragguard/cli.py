@@ -296,20 +296,22 @@ EXIT_INTERRUPTED = 130
 def init(
     config_path: Path, workflows_dir: Path, no_workflows: bool, matrix: bool, force: bool
 ) -> None:
-    """Write a commented starter ragguard.yml and the GitHub workflow files."""
-    from ragguard.config import write_starter
-    from ragguard.scaffold import write_workflows
+    """Write a working example suite (ragguard.yml, three questions, a tiny system), the
+    GitHub workflow files, and .gitignore lines for ragguard's outputs."""
+    from ragguard.scaffold import EXAMPLE_SUITE, next_steps, write_starter_suite
 
-    if not force and config_path.exists():
-        raise InputError(config_path, "already exists; pass --force to overwrite it")
-    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force, matrix=matrix)
-    write_starter(config_path, force=force)
-    for path in (config_path, *workflows):
-        click.echo(f"wrote {path}")
-    click.echo(
-        "next: edit testset and system in the config, run `ragguard run`, then commit; "
-        "protect main with the status check ragguard/<suite> (docs/action.md)"
+    written = write_starter_suite(
+        config_path,
+        workflows_dir=None if no_workflows else workflows_dir,
+        matrix=matrix,
+        force=force,
     )
+    for path in written.paths:
+        click.echo(f"wrote {path}")
+    if written.gitignore is not None:
+        click.echo(f"added ragguard's result files to {written.gitignore}")
+    for line in next_steps(EXAMPLE_SUITE, config_path, not no_workflows):
+        click.echo(line)
 
 
 @cli.command("run")
