@@ -12,6 +12,8 @@ import yaml
 
 from ragguard.config import load_config
 from ragguard.errors import InputError
+from ragguard.gate import gate_rules_of
+from ragguard.judge.settings import generation_settings_of
 from ragguard.scaffold import (
     DOCS_URL,
     EXAMPLE_SUITE,
@@ -72,6 +74,21 @@ def test_the_starter_suite_is_valid_and_names_the_example(tmp_path: Path) -> Non
     assert {"faithfulness", "answer_relevance", "answer_f1"} <= {m.name for m in config.metrics}
     assert "docs/config.md" not in STARTER_CONFIG.replace(f"{DOCS_URL}/config.md", "")
     assert f"{DOCS_URL}/config.md" in STARTER_CONFIG
+
+
+def test_the_commented_options_of_the_starter_are_valid_when_uncommented(tmp_path: Path) -> None:
+    write_starter_suite(tmp_path / "ragguard.yml", workflows_dir=None)
+    lines = STARTER_CONFIG.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# faithfulness: judge"))
+    uncommented = [line.removeprefix("# ") for line in lines[start:]]
+    text = "\n".join(lines[:start] + uncommented) + "\n"
+    (tmp_path / "ragguard.yml").write_text(text, encoding="utf-8")
+    config = load_config(tmp_path / "ragguard.yml")
+    generation = generation_settings_of(config)
+    assert generation.faithfulness_method == "judge"
+    assert generation.judge is not None and generation.judge.model == "gpt-4o-mini"
+    assert gate_rules_of(config).rule_for("faithfulness").min == 0.9
+    assert config.sections["baseline"] == {"rerun": True}
 
 
 def test_init_refuses_before_writing_anything(tmp_path: Path) -> None:

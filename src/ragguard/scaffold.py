@@ -73,7 +73,8 @@ metrics:
   - faithfulness                   # share of the answer's claims supported by the chunks
   - answer_relevance               # does the answer address the question
   - answer_f1                      # token F1 against the test set's reference_answer
-# judge: {{model: gpt-4o-mini, api_key: "${{OPENAI_API_KEY}}"}}   # optional LLM judge
+# faithfulness: judge              # an LLM judge instead of the offline check:
+# judge: {{base_url: "https://api.openai.com/v1", model: gpt-4o-mini, api_key_env: OPENAI_API_KEY}}
 
 # gate:                            # when a pull request fails ({DOCS_URL}/compare.md)
 #   max_drop: 0.05                 # tolerated drop of a metric (it must also be significant)
