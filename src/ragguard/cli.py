@@ -454,7 +454,6 @@ def compare_command(
 
     if config_path is None and Path(DEFAULT_CONFIG).is_file():
         config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
-        click.echo(f"ragguard: gate rules from {DEFAULT_CONFIG}", err=True)
     rules = load_gate_rules(config_path)
     head = load_results(head_file)
     missing = not baseline_file.exists()
@@ -481,6 +480,7 @@ def compare_command(
         if path is not None:
             write_report(path, make())
     click.echo(comparison_terminal(comparison), nl=False)
+    click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
     raise SystemExit(exit_code(comparison))
 
 
