@@ -266,3 +266,15 @@ def shown(value: Any) -> str:
 def is_finite_number(value: Any) -> bool:
     """True for an int or float that is not a bool, NaN or infinite."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def span_of(value: Any, first: int) -> tuple[int, int] | None:
+    """``[start, end]`` as a pair of whole numbers with ``first <= start <= end``, else None
+    (the callers say what the span is in their one-line error)."""
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and first <= value[0] <= value[1]
+    )
+    return (value[0], value[1]) if ok else None

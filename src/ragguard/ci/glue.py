@@ -578,7 +578,13 @@ def evaluate_config(
         log.close()
     records = suite_run.outcome.records.values()
     (out / "run.jsonl").write_text(dump_run(records), encoding="utf-8")
-    results, _ = score_suite_run(config, suite_run, git=dict(git), cache_dir=cache_dir)
+    results, _ = score_suite_run(
+        config,
+        suite_run,
+        git=dict(git),
+        cache_dir=cache_dir,
+        warn=lambda line: print(f"ragguard: warning: {line}", file=sys.stderr),
+    )
     return results
 
 

@@ -829,6 +829,10 @@ def comparison_terminal(comparison: Comparison) -> str:
             )
             if question.rank_change is not None:
                 lines.append(f"    retrieval: {plain_rank_change(question.rank_change)}")
+            if question.unlabelled:
+                unlabelled = question.unlabelled
+                names = ", ".join(printable(chunk, 60) for chunk in unlabelled.chunks[:3])
+                lines.append(f"    unlabelled, new in the top {unlabelled.k}: {names}")
             for sentence in question.hallucinated[:3]:
                 lines.append(f"    unsupported: {printable(sentence.text, 120)}")
             if question.head_status in FAILED_STATUSES:

@@ -20,6 +20,7 @@ from ragguard.compare import (
     Comparison,
     QuestionDiff,
     RankChange,
+    Unlabelled,
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
@@ -71,6 +72,8 @@ def one_line_why(question: QuestionDiff) -> str:
     parts = []
     if question.rank_change is not None:
         parts.append(rank_change_text(question.rank_change))
+    if question.unlabelled:
+        parts.append(unlabelled_text(question.unlabelled, shown=1, advice=False))
     if question.hallucinated:
         first = escape_markdown(question.hallucinated[0].text, 160)
         more = len(question.hallucinated) - 1
@@ -129,6 +132,8 @@ def failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, An
         )
     if question.rank_change is not None:
         lines.append("retrieval: " + rank_change_text(question.rank_change))
+    if question.unlabelled:
+        lines.append(unlabelled_text(question.unlabelled))
     for miss in question.misses:
         lines.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
     sentences = question.hallucinated
@@ -165,6 +170,18 @@ def _rank_phrase(change: RankChange, k: str) -> str:
     if after is None:
         return f"was at rank {before} and {now}"
     return f"{'fell' if after > before else 'moved'} from rank {before} to {now}"
+
+
+def unlabelled_text(unlabelled: Unlabelled, shown: int = 3, advice: bool = True) -> str:
+    """The chunks newly in the top k that no label judges (maybe relevant, not labelled);
+    the advice is left out of the comment's one-line why (the job summary has it)."""
+    chunks = unlabelled.chunks
+    names = ", ".join(escape_markdown(chunk, 80) for chunk in chunks[:shown])
+    more = f" and {len(chunks) - shown} more" if len(chunks) > shown else ""
+    text = f"unlabelled, new in the top {unlabelled.k}: {names}{more}"
+    return text + (
+        " (if relevant, label them: the drop may be a better retriever)" if advice else ""
+    )
 
 
 def quote(sentence: SentenceVerdict) -> str:
