@@ -85,9 +85,9 @@ def test_the_demo_comment_fits_and_is_short(browser, demo_runs) -> None:
     comment = render_comment(compare_demo(*demo_runs))
     layout = measure(comment, browser)
     _assert_fits(layout, "demo comment")
-    # Before the redesign this comment was 3,799 px tall with a 1,355 px tag table; the
-    # figure is layout, not timing: it depends only on fonts and the markdown.
-    assert layout.height < 1600, layout.height
+    # Before the redesign this comment was 3,837 px tall with a 1,491 px tag table (1,524 px
+    # and 781 px after); the figure is layout, not timing: it depends on fonts and markdown.
+    assert layout.height < 2000, layout.height
 
 
 def test_a_pass_with_no_change_is_a_few_lines_tall(browser, demo_runs) -> None:
