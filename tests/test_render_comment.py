@@ -329,3 +329,9 @@ def test_identical_errors_are_grouped_in_the_comment() -> None:
     assert "not gated" in comment and "- ❌" not in comment  # nothing else is a reason
     assert section.count("connection refused") == 1
     assert "error: connection refused — 6 questions: **auth\\-expiry**" in section
+
+
+def test_the_last_resort_comment_keeps_the_no_baseline_state() -> None:
+    head = head_results({q.id: 0 for q in QUESTIONS})
+    tiny = render_comment(compare(None, head, GateRules()), limit=400)
+    assert "ℹ️ ragguard · orders\\-api: **no baseline yet**" in tiny and "✅" not in tiny

@@ -184,8 +184,8 @@ def render_summary(
 def _fallback_comment(comparison: Comparison, limit: int) -> str:
     lines = [
         comment_marker(comparison.suite),
-        f"### {VERDICT_ICONS[comparison.verdict]} ragguard · "
-        f"{escape_markdown(comparison.suite, 100)}: **{comparison.verdict}**",
+        f"### {verdict_icon(comparison)} ragguard · "
+        f"{escape_markdown(comparison.suite, 100)}: **{verdict_label(comparison)}**",
         "",
         CUT_NOTE,
         "",
