@@ -287,6 +287,7 @@ def _seed_demo(out: Path | None) -> None:
         click.echo(f"results written to {out}/")
 
 
+DEFAULT_CONFIG = "ragguard.yml"
 EXIT_RUN_ERROR = 3  # too many questions failed (above max_error_rate): the run is not trusted
 EXIT_INTERRUPTED = 130
 
@@ -311,20 +312,22 @@ EXIT_INTERRUPTED = 130
 def init(
     config_path: Path, workflows_dir: Path, no_workflows: bool, matrix: bool, force: bool
 ) -> None:
-    """Write a commented starter ragguard.yml and the GitHub workflow files."""
-    from ragguard.config import write_starter
-    from ragguard.scaffold import write_workflows
+    """Write a working example suite (ragguard.yml, three questions, a tiny system), the
+    GitHub workflow files, and .gitignore lines for ragguard's outputs."""
+    from ragguard.scaffold import EXAMPLE_SUITE, next_steps, write_starter_suite
 
-    if not force and config_path.exists():
-        raise InputError(config_path, "already exists; pass --force to overwrite it")
-    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force, matrix=matrix)
-    write_starter(config_path, force=force)
-    for path in (config_path, *workflows):
-        click.echo(f"wrote {path}")
-    click.echo(
-        "next: edit testset and system in the config, run `ragguard run`, then commit; "
-        "protect main with the status check ragguard/<suite> (docs/action.md)"
+    written = write_starter_suite(
+        config_path,
+        workflows_dir=None if no_workflows else workflows_dir,
+        matrix=matrix,
+        force=force,
     )
+    for path in written.paths:
+        click.echo(f"wrote {path}")
+    if written.gitignore is not None:
+        click.echo(f"added ragguard's result files to {written.gitignore}")
+    for line in next_steps(EXAMPLE_SUITE, config_path, not no_workflows):
+        click.echo(line)
 
 
 @cli.command("run")
@@ -423,7 +426,8 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
 @click.argument("baseline_file", type=click.Path(path_type=Path))
 @click.argument("head_file", type=click.Path(path_type=Path))
 @config_option(
-    "ragguard.yml whose gate: section sets the rules (default: the documented defaults)."
+    "ragguard.yml whose gate: section sets the rules, as `run` reads it "
+    "(default: ./ragguard.yml if present, else the documented defaults)."
 )
 @click.option("--markdown", type=click.Path(path_type=Path), help="Write the PR comment here.")
 @click.option(
@@ -456,12 +460,15 @@ def compare_command(
 
     Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
     """
+    from ragguard.baselines import load_baseline
     from ragguard.compare import compare, exit_code
     from ragguard.files import write_report
     from ragguard.formats.junit import comparison_junit
     from ragguard.gate import load_gate_rules
     from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
 
+    if config_path is None and Path(DEFAULT_CONFIG).is_file():
+        config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
     rules = load_gate_rules(config_path)
     head = load_results(head_file)
     missing = not baseline_file.exists()
@@ -471,7 +478,13 @@ def compare_command(
             "baseline results not found; check the path, or pass --allow-missing-baseline "
             "for a 'no baseline yet' report",
         )
-    comparison = compare(None if missing else load_results(baseline_file), head, rules)
+    stored = None if missing else load_baseline(baseline_file)
+    comparison = compare(
+        None if stored is None else stored.results,
+        head,
+        rules,
+        provenance=None if stored is None else stored.provenance(head),
+    )
     outputs = (
         (markdown, lambda: render_comment(comparison, template)),
         (summary, lambda: render_summary(comparison, template)),
@@ -482,6 +495,7 @@ def compare_command(
         if path is not None:
             write_report(path, make())
     click.echo(comparison_terminal(comparison), nl=False)
+    click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
     raise SystemExit(exit_code(comparison))
 
 
@@ -497,6 +511,59 @@ def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:
             raise InputError("--judge", "needs a judge: section; pass --config ragguard.yml")
         return default
     return config_file
+
+
+@cli.group("baseline")
+def baseline_group() -> None:
+    """The baselines CI stores on the data branch."""
+
+
+@baseline_group.command("fetch")
+@config_option("The suite's ragguard.yml (for its suite name).", default=DEFAULT_CONFIG)
+@click.option("--suite", help="The suite (default: suite: in the config).")
+@click.option("--branch", default="main", show_default=True, help="The target branch.")
+@click.option("--commit", help="The baseline of this commit (a sha or a unique prefix).")
+@click.option("--remote", default="origin", show_default=True, help="The git remote.")
+@click.option(
+    "--data-branch", default="ragguard-data", show_default=True, help="Where CI stores them."
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default="baseline.json",
+    show_default=True,
+    help="Where to write it (ragguard compare reads it as it is).",
+)
+def baseline_fetch(
+    config_path: Path,
+    suite: str | None,
+    branch: str,
+    commit: str | None,
+    remote: str,
+    data_branch: str,
+    out: Path,
+) -> None:
+    """Fetch the stored baseline of a branch (the newest) or of a commit, with git."""
+    from ragguard.baselines import load_baseline
+    from ragguard.config import load_config
+    from ragguard.fetch import fetch_baseline
+    from ragguard.files import write_report
+
+    if suite is None:
+        if not config_path.is_file():
+            raise InputError(config_path, "not found; pass --suite NAME or -c ragguard.yml")
+        suite = load_config(config_path).suite
+    fetched = fetch_baseline(
+        Path.cwd(), suite, branch=branch, commit=commit, remote=remote, data_branch=data_branch
+    )
+    write_report(out, fetched.document.decode("utf-8"))
+    stored = load_baseline(out)
+    which = stored.commit[:12] if stored.commit else "commit not recorded"
+    click.echo(
+        f"baseline of {suite}: {which} on {stored.branch or branch}"
+        f", saved {stored.created_at or 'at an unknown time'} ({fetched.path}); written to {out}"
+    )
+    click.echo(f"next: ragguard compare {out} results.json")
 
 
 @cli.command("calibrate")

@@ -178,7 +178,7 @@ def test_every_kind_of_fault_that_persists_ends_in_error_with_the_report_on_disk
     assert statuses_of(repo, repo.pulls[number].head_sha) == ["pending", "error"]
     left = left_behind(suite)
     assert left.results is not None
-    assert left.comment is not None and "**pass**, no regression" in left.comment
+    assert left.comment is not None and "**pass** · no change" in left.comment
     assert (left.outputs["verdict"], left.outputs["status"]) == ("pass", "error")
 
 
