@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.errors import InputError, Where
+from ragguard.files import write_report
 from ragguard.metrics.names import (
     DEFAULT_METRICS,
     MetricNameError,
@@ -356,6 +357,4 @@ def write_starter(path: str | Path, *, force: bool = False) -> Path:
     path = Path(path)
     if path.exists() and not force:
         raise InputError(path, "already exists; pass --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(STARTER_CONFIG, encoding="utf-8")
-    return path
+    return write_report(path, STARTER_CONFIG)

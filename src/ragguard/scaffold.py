@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragguard.errors import InputError
+from ragguard.files import write_all
 from ragguard.resources import workflows_dir
 
 WORKFLOW_FILES = ("ragguard.yml", "ragguard-publish.yml")
@@ -33,7 +34,5 @@ def write_workflows(
         for _, target in targets:
             if target.exists():
                 raise InputError(target, "already exists; pass --force to overwrite it")
-    target_dir.mkdir(parents=True, exist_ok=True)
-    for source, target in targets:
-        target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    write_all([(target, source.read_text(encoding="utf-8")) for source, target in targets])
     return [target for _, target in targets]

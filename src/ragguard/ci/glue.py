@@ -36,9 +36,10 @@ from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
 from ragguard.ci.parts import merge_shard_results
 from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
 from ragguard.ci.rerun import rerun_in_worktree
-from ragguard.ci.salvage import leave_reports, mark_reports, set_pending
+from ragguard.ci.salvage import leave_reports, mark_reports
 from ragguard.ci.sections import CiOptions, ci_options
 from ragguard.ci.settings import CiSettings
+from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.trend import trend_markdown
 from ragguard.compare import (
@@ -53,6 +54,7 @@ from ragguard.compare import (
 )
 from ragguard.config import Config, load_config
 from ragguard.errors import InputError
+from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
     ArtifactBaselineStore,
@@ -72,6 +74,7 @@ from ragguard.render import (
 )
 from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
+from ragguard.testset import load_testset
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
 
@@ -120,28 +123,6 @@ class CiOutcome:
     read_only: bool
 
 
-class StatusReporter:
-    """The commit status ``ragguard/<suite>``; after a 403 it only remembers what it would set."""
-
-    def __init__(self, github: GitHubClient, sha: str, suite: str, log: Callable[[str], None]):
-        self.github, self.sha, self.suite, self.log = github, sha, suite, log
-        self.read_only = False
-        self.last: tuple[str, str] | None = None
-
-    def set(self, state: str, description: str) -> None:
-        self.last = (state, description)
-        if self.read_only:
-            return
-        try:
-            self.github.set_status(self.sha, self.suite, state, description)
-        except ReadOnlyTokenError:
-            self.read_only = True
-            self.log(
-                "ragguard: the token is read-only (a fork's pull request?): the status and "
-                "comment go to publish.json for a workflow_run workflow to post"
-            )
-
-
 def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     """Run the activity the event calls for; raises InputError on bad input."""
     log = collaborators.log
@@ -153,6 +134,8 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     config = load_config(settings.config)
     rules = gate_rules_of(config)
     opts = ci_options(settings, config)
+    if not settings.parts:  # a broken test set is found before any request to GitHub
+        load_testset(config.testset)
     target = resolve_target(activity, settings, collaborators.github)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
         _check_checkout(target, collaborators.head_commit())
@@ -160,7 +143,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
         return _run_shard(settings, collaborators, config, target)
     status = StatusReporter(collaborators.github, target.sha, config.suite, log)
     before = mark_reports(settings.results_dir)
-    set_pending(status.set, f"evaluating {config.suite}", log)
+    status.start("pending", f"evaluating {config.suite}")  # in the background
     try:
         return _evaluate_and_report(
             settings, opts, collaborators, activity, config, rules, target, status
@@ -240,10 +223,13 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
 
 
 def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
+    """Never raises: the original failure is what the user needs to see."""
     message = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, KeyboardInterrupt):
+        message = "the job was cancelled"
     try:
         status.set("error", f"ragguard could not finish: {message}")
-    except Exception as second:  # the original failure is what the user needs to see
+    except Exception as second:
         log(f"ragguard: could not set the error status either: {second}")
 
 
@@ -279,12 +265,19 @@ def _evaluate_and_report(
     baseline = _baseline_results(stored)
     provenance = _provenance(stored, results) if stored else None
     comparison = compare(baseline, results, rules, provenance=provenance)
+    state = status_state(comparison)
+    status.set(state, status_description(comparison))
     trend = _trend(opts, collab, config, target, results)
-    comment_body = _with_trend(render_comment(comparison), trend)
-    summary = _with_trend(render_summary(comparison), trend)
-    (out / "comment.md").write_text(comment_body, encoding="utf-8")
-    (out / "summary.md").write_text(summary, encoding="utf-8")
-    (out / "comparison.json").write_text(comparison_json(comparison), encoding="utf-8")
+    missing = status_missing_note(config.suite, status.failure) if status.failure else ""
+    comment_body = missing + _with_trend(render_comment(comparison), trend)
+    summary = missing + _with_trend(render_summary(comparison), trend)
+    write_all(
+        [
+            (out / "comment.md", comment_body),
+            (out / "summary.md", summary),
+            (out / "comparison.json", comparison_json(comparison)),
+        ]
+    )
     collab.log(comparison_terminal(comparison).rstrip())
     collab.log(f"ragguard: {config.suite}: {comparison.verdict}; results in {results_path}")
 
@@ -299,8 +292,6 @@ def _evaluate_and_report(
     )
     if activity.save_baseline:
         _save_baseline(settings, opts, collab, config, target, results, comparison)
-    state = status_state(comparison)
-    status.set(state, status_description(comparison))
     if status.read_only:
         _write_publish(out, target, config.suite, comment_body, status, settings)
     outputs = action_outputs(
@@ -314,9 +305,26 @@ def _evaluate_and_report(
     if status.read_only:
         outputs["publish-artifact"] = publish_artifact_name(config.suite)
         outputs["publish-path"] = str(out / "publish.json")
+    if status.failure:
+        outputs["status-error"] = status.failure
     write_outputs(settings.output_file, outputs)
     code = exit_code(comparison, settings.fail_on, activity)
+    if status.failure:
+        collab.log(
+            f"ragguard: the commit status ragguard/{config.suite} is not set "
+            f"({status.failure}); exit 3 so that the job shows it"
+        )
+        code = EXIT_ERROR
     return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def status_missing_note(suite: str, failure: str) -> str:
+    """The comment's first lines when the final commit status could not be set."""
+    return (
+        f"> [!WARNING]\n> The commit status `ragguard/{suite}` could not be "
+        f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
+        "once GitHub answers again.\n\n"
+    )
 
 
 def _head_results(
@@ -548,7 +556,7 @@ def _write_publish(
 ) -> None:
     state, description = status.last or ("error", "ragguard did not finish")
     payload = publish_document(suite, target.sha, body, state, description)
-    (out / "publish.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(
         settings.summary_file,
         f"The token is read-only (a fork's pull request): the comment and status are in "
@@ -577,7 +585,7 @@ def evaluate_config(
     finally:
         log.close()
     records = suite_run.outcome.records.values()
-    (out / "run.jsonl").write_text(dump_run(records), encoding="utf-8")
+    write_report(out / "run.jsonl", dump_run(records))
     results, _ = score_suite_run(config, suite_run, git=dict(git), cache_dir=cache_dir)
     return results
 

@@ -16,6 +16,7 @@ from ragguard.errors import InputError
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
 from ragguard.shards import Shard, parse_shard
+from ragguard.sources import ascii_int
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")
@@ -78,10 +79,10 @@ def _pr_number(env: Mapping[str, str], event: EventContext) -> int | None:
     value = _input(env, "pr") or event.dispatch_inputs.get("pr", "").strip()
     if not value:
         return None
-    digits = value.removeprefix("#")
-    if not digits.isdigit() or int(digits) < 1:
+    number = ascii_int(value.removeprefix("#"))
+    if number is None or number < 1:
         raise InputError("input pr", f"expected a pull request number such as 42, found {value!r}")
-    return int(digits)
+    return number
 
 
 def _shard(env: Mapping[str, str]) -> Shard | None:

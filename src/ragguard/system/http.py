@@ -32,7 +32,7 @@ import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from ragguard.config import SystemConfig
-from ragguard.sources import type_name
+from ragguard.sources import ascii_int, type_name
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -114,8 +114,10 @@ def lookup(document: Any, path: str) -> Any:
     for part in parts:
         if isinstance(value, dict) and part in value:
             value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
+        elif isinstance(value, list) and (index := ascii_int(part)) is not None:
+            if not 0 <= index < len(value):
+                raise PathMissing(f"response has no value at {path!r}")
+            value = value[index]
         else:
             raise PathMissing(f"response has no value at {path!r}")
     return value
@@ -269,8 +271,9 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = ascii_int(value)
+    if seconds is not None and seconds >= 0:
+        return float(seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
