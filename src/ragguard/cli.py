@@ -15,6 +15,7 @@ import click
 
 from ragguard import __version__, interrupts
 from ragguard.errors import InputError
+from ragguard.files import check_writable
 from ragguard.formats import load_run_file
 from ragguard.formats.beir import load_beir
 from ragguard.formats.trec import load_qrels, load_trec_run, skipped_warning
@@ -281,6 +282,7 @@ def _explain(question: QuestionResult, k: int) -> str:
 @click.option("--seed", is_flag=True, help="Score the reference text's worked examples instead.")
 def demo(out: Path, seed: bool) -> None:
     """Run the embedded Orders API docs assistant: a baseline and a pull request's change."""
+    check_writable(out / "comment.md")  # before anything is printed
     if seed:
         _seed_demo(out)
         return
@@ -477,6 +479,11 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     is_flag=True,
     help="A missing BASELINE_FILE gives a 'no baseline yet' report instead of an error.",
 )
+@click.option(
+    "--allow-suite-change",
+    is_flag=True,
+    help="Compare results whose suite names differ (e.g. after renaming the suite).",
+)
 def compare_command(
     baseline_file: Path,
     head_file: Path,
@@ -487,6 +494,7 @@ def compare_command(
     json_path: Path | None,
     template: Path | None,
     allow_missing_baseline: bool,
+    allow_suite_change: bool,
 ) -> None:
     """Compare HEAD_FILE with BASELINE_FILE and gate the merge.
 
@@ -507,7 +515,14 @@ def compare_command(
             "baseline results not found; check the path, or pass --allow-missing-baseline "
             "for a 'no baseline yet' report",
         )
-    comparison = compare(None if missing else load_results(baseline_file), head, rules)
+    baseline = None if missing else load_results(baseline_file)
+    if baseline is not None and baseline.suite != head.suite and not allow_suite_change:
+        raise InputError(
+            head_file,
+            f"suite {head.suite!r}, but the baseline's is {baseline.suite!r}; compare results "
+            "of one suite, or pass --allow-suite-change",
+        )
+    comparison = compare(baseline, head, rules)
     outputs = (
         (markdown, lambda: render_comment(comparison, template)),
         (summary, lambda: render_summary(comparison, template)),

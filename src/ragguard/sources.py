@@ -436,6 +436,15 @@ def is_finite_number(value: Any) -> bool:
         return False
 
 
+def described_number(value: Any) -> str:
+    """A parsed value for an error message: a number as written (a huge one by its size)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return type_name(value)
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a {len(str(abs(value)))}-digit number"
+    return repr(value)
+
+
 _ASCII_INT = re.compile(r"-?[0-9]{1,18}")
 
 

@@ -349,7 +349,7 @@ def fetch_baseline(
     if store_kind == "none" or target.base_branch is None:
         return None
     if store_kind == "file":
-        return _file_baseline(opts, target)
+        return _check_suite(_file_baseline(opts, target), config.suite)
     merge_base = None
     if target.pr is not None or target.base_branch != settings.event.branch:
         merge_base = collab.github.merge_base(target.base_branch, target.sha)
@@ -360,10 +360,22 @@ def fetch_baseline(
         store = collab.github.data_branch(opts.baseline_branch)
     stored = store.fetch(target.base_branch, config.suite, prefer_commit=merge_base)
     collab.log(_baseline_line(stored, target.base_branch, merge_base))
+    _check_suite(stored, config.suite)
     if stored is None and opts.rerun and merge_base:
         rerun = collab.rerun(config, merge_base, settings.results_dir, collab.log)
         if rerun is not None:
             return _rerun_baseline(rerun, target.base_branch, merge_base)
+    return stored
+
+
+def _check_suite(stored: StoredBaseline | None, suite: str) -> StoredBaseline | None:
+    """A baseline of another suite is bad input, not a comparison that compares nothing."""
+    if stored is not None and stored.suite != suite:
+        raise InputError(
+            stored.path,
+            f"the baseline is of suite {stored.suite!r}, not {suite!r}; point the baseline at "
+            "this suite's results",
+        )
     return stored
 
 

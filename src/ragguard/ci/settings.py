@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragguard.errors import InputError
+from ragguard.files import check_writable
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
 from ragguard.shards import Shard, parse_shard
-from ragguard.sources import ascii_int
+from ragguard.sources import ascii_int, bad_path
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")
@@ -118,8 +119,14 @@ def _folder(env: Mapping[str, str], name: str, default: str = "") -> Path | None
     if not value:
         return None
     path = Path(value)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"input {name}", f"{value!r} is a file, expected a folder")
+    try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"input {name}", f"{value!r} is a file, expected a folder")
+        check_writable(path / "results.json")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"input {name}", bad_path(value, exc).message) from None
+    except InputError as exc:
+        raise InputError(f"input {name}", exc.message) from None
     return path
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ragguard.errors import InputError, Where
 from ragguard.runs import Chunk, Run, RunRecord
-from ragguard.sources import read_text
+from ragguard.sources import ascii_int, read_text
 from ragguard.testset import MAX_GRADE, Question, TestSet, too_high_grade
 
 
@@ -49,11 +49,12 @@ def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
 
 
 def _grade(text: str, doc: str, where: Where) -> int:
-    if not text.isdigit():
+    grade = ascii_int(text)
+    if grade is None or grade < 0:
         raise where.error(f"grade must be a non-negative integer (0, 1, 2, ...), found {text!r}")
-    if int(text) > MAX_GRADE:
-        raise where.error(too_high_grade(doc, int(text)))
-    return int(text)
+    if grade > MAX_GRADE:
+        raise where.error(too_high_grade(doc, grade))
+    return grade
 
 
 def testset_from_labels(
