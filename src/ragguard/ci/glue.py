@@ -269,8 +269,8 @@ def _evaluate_and_report(
     status.set(state, status_description(comparison))
     trend = _trend(opts, collab, config, target, results)
     missing = status_missing_note(config.suite, status.failure) if status.failure else ""
-    comment_body = missing + _with_trend(render_comment(comparison), trend)
-    summary = missing + _with_trend(render_summary(comparison), trend)
+    comment_body = _at_top(missing, _with_trend(render_comment(comparison), trend))
+    summary = _at_top(missing, _with_trend(render_summary(comparison), trend))
     write_all(
         [
             (out / "comment.md", comment_body),
@@ -316,6 +316,14 @@ def _evaluate_and_report(
         )
         code = EXIT_ERROR
     return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def _at_top(note: str, report: str) -> str:
+    """``note`` first in ``report``, after the comment's marker line when it has one."""
+    first, newline, rest = report.partition("\n")
+    if first.startswith("<!-- ragguard:"):
+        return first + newline + note + rest
+    return note + report
 
 
 def status_missing_note(suite: str, failure: str) -> str:
