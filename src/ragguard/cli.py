@@ -51,6 +51,8 @@ class RagguardGroup(click.Group):
             error = bad_path(exc.filename, exc)  # e.g. a path too long, a folder not writable
             click.echo(f"ragguard: error: {error}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:  # past click's handler, which prints a blank line first
+            raise _Interrupted from None
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         try:
@@ -58,7 +60,7 @@ class RagguardGroup(click.Group):
         except click.ClickException as exc:
             click.echo(f"ragguard: error: {_one_line(exc)}", err=True)
             result = EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
-        except (click.Abort, KeyboardInterrupt):
+        except (_Interrupted, click.Abort, KeyboardInterrupt):
             interrupts.kill_children()
             click.echo(f"ragguard: interrupted ({interrupts.signal_name()})", err=True)
             result = interrupts.exit_code()
@@ -72,6 +74,10 @@ class RagguardGroup(click.Group):
         if standalone_mode:
             sys.exit(code)
         return result
+
+
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM, carried past click's own handler to :meth:`RagguardGroup.main`."""
 
 
 def _one_line(exc: click.ClickException) -> str:
