@@ -410,6 +410,8 @@ def run_command(
     config = load_config(config_path)
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     records_path = out.with_name(stem + ".run.jsonl")
+    for path in (out, records_path):  # before the system is asked anything
+        check_writable(path)
     done: dict[str, RunRecord] = {}
     if resume:
         testset = load_testset(config.testset)

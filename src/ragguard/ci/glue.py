@@ -265,8 +265,10 @@ def _evaluate_and_report(
     baseline = _baseline_results(stored)
     provenance = _provenance(stored, results) if stored else None
     comparison = compare(baseline, results, rules, provenance=provenance)
+    if activity.save_baseline:
+        _save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
-    status.set(state, status_description(comparison))
+    status.set(state, status_description(comparison))  # before the comment, which says if not
     trend = _trend(opts, collab, config, target, results)
     missing = status_missing_note(config.suite, status.failure) if status.failure else ""
     comment_body = _at_top(missing, _with_trend(render_comment(comparison), trend))
@@ -290,24 +292,12 @@ def _evaluate_and_report(
         settings.summary_file,
         _summary_header(stored, activity) + _job_summary(summary, comparison, trend),
     )
-    if activity.save_baseline:
-        _save_baseline(settings, opts, collab, config, target, results, comparison)
     if status.read_only:
         _write_publish(out, target, config.suite, comment_body, status, settings)
-    outputs = action_outputs(
-        comparison,
-        results_path=results_path,
-        comment_path=out / "comment.md",
-        comment_url=comment.url if comment else None,
-        comment_id=comment.id if comment else None,
-        status=state,
+    write_outputs(
+        settings.output_file,
+        _outputs(comparison, results_path, out, comment, status, config.suite),
     )
-    if status.read_only:
-        outputs["publish-artifact"] = publish_artifact_name(config.suite)
-        outputs["publish-path"] = str(out / "publish.json")
-    if status.failure:
-        outputs["status-error"] = status.failure
-    write_outputs(settings.output_file, outputs)
     code = exit_code(comparison, settings.fail_on, activity)
     if status.failure:
         collab.log(
@@ -316,6 +306,31 @@ def _evaluate_and_report(
         )
         code = EXIT_ERROR
     return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def _outputs(
+    comparison: Comparison,
+    results_path: Path,
+    out: Path,
+    comment: CommentOutcome | None,
+    status: StatusReporter,
+    suite: str,
+) -> dict[str, str]:
+    """The step outputs of a finished run; ``status-error`` when the final status is missing."""
+    outputs = action_outputs(
+        comparison,
+        results_path=results_path,
+        comment_path=out / "comment.md",
+        comment_url=comment.url if comment else None,
+        comment_id=comment.id if comment else None,
+        status=status_state(comparison),
+    )
+    if status.read_only:
+        outputs["publish-artifact"] = publish_artifact_name(suite)
+        outputs["publish-path"] = str(out / "publish.json")
+    if status.failure:
+        outputs["status-error"] = status.failure
+    return outputs
 
 
 def _at_top(note: str, report: str) -> str:
