@@ -222,34 +222,60 @@ def parse_yaml(text: str, source: str | Path) -> Any:
     return data
 
 
-MAX_YAML_EXPANSION = 10_000_000
+MIN_YAML_EXPANSION = 100_000
+YAML_EXPANSION_FACTOR = 100
 TOO_DEEP = "nested too deeply (hundreds of levels of lists or mappings); flatten it"
 
 
 def _check_expansion(data: Any, source: str | Path) -> None:
-    """Refuse a document whose aliases repeat shared values past MAX_YAML_EXPANSION.
+    """Refuse a document whose aliases repeat shared values without bound ("billion laughs").
 
     A YAML alias makes two places hold the same object; code that walks the value (a body
-    template filled for every question) visits it once per place. Counting the places with
-    a budget stops at the first value over it instead of walking a billion of them.
+    template filled for every question) visits it once per place. A document may expand to
+    YAML_EXPANSION_FACTOR times its distinct values (at least MIN_YAML_EXPANSION): ordinary
+    reuse of an anchor stays far below that, an alias bomb goes past it within a few levels.
     """
-    budget = MAX_YAML_EXPANSION
+    limit = max(MIN_YAML_EXPANSION, YAML_EXPANSION_FACTOR * _distinct_values(data))
+    if expands_beyond(data, limit):
+        line = getattr(data, "line", None)
+        raise InputError(
+            source,
+            f"YAML aliases (*name) expand it to over {limit:,} values; write the values out "
+            "instead of repeating aliases of aliases",
+            line=line or None,
+        )
+
+
+def _distinct_values(data: Any) -> int:
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return len(seen)
+
+
+def expands_beyond(data: Any, limit: int) -> bool:
+    """Whether walking ``data`` (each shared value once per place) visits over ``limit``
+    values; stops as soon as it does, so a billion-value alias bomb costs ``limit`` steps."""
+    budget = limit
     pending = [data]
     while pending:
         value = pending.pop()
         budget -= 1
         if budget < 0:
-            line = getattr(data, "line", None)
-            raise InputError(
-                source,
-                f"YAML aliases (*name) expand to over {MAX_YAML_EXPANSION:,} values; "
-                "write the values out instead of repeating aliases",
-                line=line if line else None,
-            )
+            return True
         if isinstance(value, dict):
             pending.extend(value.values())
         elif isinstance(value, list):
             pending.extend(value)
+    return False
 
 
 def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> str:

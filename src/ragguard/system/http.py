@@ -32,7 +32,7 @@ import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from ragguard.config import SystemConfig
-from ragguard.sources import ascii_int, type_name
+from ragguard.sources import ascii_int, expands_beyond, type_name
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -123,6 +123,9 @@ def lookup(document: Any, path: str) -> Any:
     return value
 
 
+MAX_TEMPLATE_VALUES = 10_000  # the body and params are filled per question
+
+
 class HttpAdapter:
     """One HTTP request per question, through a per-thread pooled session."""
 
@@ -166,6 +169,13 @@ class HttpAdapter:
             raise system.error(f"expected a mapping, found {type_name(params)}", key="params")
         if method.upper() == "GET" and options.get("body") is not None:
             raise system.error("a GET request has no body; use params", key="body")
+        for key in ("body", "params"):
+            if expands_beyond(options.get(key), MAX_TEMPLATE_VALUES):
+                raise system.error(
+                    f"the template expands to over {MAX_TEMPLATE_VALUES:,} values (YAML aliases?); "
+                    "it is filled for every question: keep it small",
+                    key=key,
+                )
         return cls(
             url,
             method=method.upper(),
