@@ -263,3 +263,28 @@ def test_corpus_errors_name_the_line(write, content, fragment):
     with pytest.raises(InputError) as caught:
         load_corpus(path)
     assert f"{path}:{fragment}" in str(caught.value)
+
+
+def test_chunk_origins_are_read_and_written_back() -> None:
+    text = (
+        '{"id": "q1", "retrieved": [{"id": "a#2", "doc": "a.md", "chars": [10, 90], '
+        '"lines": [2, 4], "text": "t"}, "b#1"]}\n'
+    )
+    record = parse_run_jsonl(text, "run.jsonl").records["q1"]
+    first = record.retrieved[0]
+    assert (first.doc, first.chars, first.lines) == ("a.md", (10, 90), (2, 4))
+    assert parse_run_jsonl(dump_run([record]), "again.jsonl").records["q1"] == record
+
+
+@pytest.mark.parametrize(
+    ("chunk", "message"),
+    [
+        ('{"id": "a", "doc": ""}', "'doc' must be a document id string"),
+        ('{"id": "a", "doc": "d", "chars": [9, 2]}', "'chars' must be [start, end]"),
+        ('{"id": "a", "doc": "d", "lines": [0, 2]}', "'lines' must be [start, end] with 1"),
+    ],
+)
+def test_bad_chunk_origins_are_one_line_errors(chunk: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_run_jsonl(f'{{"id": "q1", "retrieved": [{chunk}]}}\n', "run.jsonl")
+    assert message in str(caught.value) and "run.jsonl:1" in str(caught.value)

@@ -271,7 +271,11 @@ def test_the_examples_in_docs_formats_md_load(tmp_path):
         elif language == "json" and first == "{":
             results = results_from_dict(json.loads(body))
             assert results.summary["mrr"].value == 0.625
-    assert [[q.id for q in t] for t in testsets] == [
+    evidence = [t for t in testsets if any(q.evidence for q in t)]
+    assert [[q.id for q in t] for t in evidence] == [["requests-per-minute"]]
+    (labelled,) = evidence[0].questions
+    assert len(labelled.evidence) == 4 and labelled.relevant == {"legacy-chunk-7": 1}
+    assert [[q.id for q in t] for t in testsets if t not in evidence] == [
         ["retry-after-429", "authenticate", "refunds-in-bitcoin"]
     ] * 3
     trec = [body for language, body in blocks if not language and " Q0 " in body]

@@ -196,9 +196,11 @@ def score(
     recorded.check_known(loaded.known_ids)
     warning = skipped_warning(loaded)
     if warning:
-        click.echo(f"ragguard: warning: {warning}", err=True)
+        _warn(warning)
     name = suite or Path(loaded.source).name.split(".")[0] or "ragguard"
+    from ragguard.config import min_coverage_of
     from ragguard.judge.setup import load_generation_config, prepare_generation, progress_printer
+    from ragguard.labels import corpus_origins, unmatched_label_warning
 
     raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
     generation = prepare_generation(
@@ -217,6 +219,12 @@ def score(
     if dry_run:
         click.echo(generation.dry_run_text(), nl=False)
         return
+    origins = corpus_origins(loaded, specs, corpus)
+    if testset:  # written by people; imported qrels routinely judge documents never retrieved
+        corpus_ids = frozenset(generation.corpus) if generation.corpus is not None else None
+        unmatched = unmatched_label_warning(loaded, recorded.records, origins, corpus_ids)
+        if unmatched:
+            _warn(unmatched)
     results = score_run(
         loaded,
         recorded.records,
@@ -224,6 +232,8 @@ def score(
         suite=name,
         git=current_commit(),
         config=generation.fingerprint,
+        origins=origins,
+        min_coverage=min_coverage_of(raw_config, config_source),
         **generation.score_kwargs(),
     )
     if generation.judge:
@@ -272,9 +282,14 @@ def explain_command(results_file: Path, question_id: str, k: int) -> None:
 
 
 def _explain(question: QuestionResult, k: int) -> str:
-    return explanation_text(
-        question.id, question.question, explain(question.retrieved, question.relevant, k)
-    )
+    working = explain(question.retrieved, question.judged_chunks, k)
+    text = explanation_text(question.id, question.question, working)
+    if not question.evidence:
+        return text
+    from ragguard.render.report import evidence_lines
+
+    rows = text.splitlines()[: 1 + len(working.rows)]
+    return "\n".join([*rows, *evidence_lines(question.evidence, question.metrics)]) + "\n"
 
 
 @cli.command()
@@ -428,7 +443,7 @@ def run_command(
     outcome = suite_run.outcome
     write_records(records_path, outcome.records.values())
     results, generation = score_suite_run(
-        config, suite_run, git=current_commit(), cache_dir=cache_dir
+        config, suite_run, git=current_commit(), cache_dir=cache_dir, warn=_warn
     )
     write_results(results, out)
     if generation.judge:
@@ -540,6 +555,10 @@ def compare_command(
     write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
     raise SystemExit(exit_code(comparison))
+
+
+def _warn(line: str) -> None:
+    click.echo(f"ragguard: warning: {line}", err=True)
 
 
 def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:

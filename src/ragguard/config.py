@@ -27,6 +27,7 @@ from ragguard.metrics.names import (
     MetricSpec,
     parse_metric_list,
 )
+from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
 from ragguard.sources import (
     LineDict,
     LineList,
@@ -39,7 +40,8 @@ from ragguard.sources import (
 
 DEFAULT_CONFIG_NAME = "ragguard.yml"
 
-OWN_KEYS = ("suite", "testset", "corpus", "system", "metrics")
+OWN_KEYS = ("suite", "testset", "corpus", "system", "metrics", "evidence")
+EVIDENCE_KEYS = ("min_coverage",)
 SECTION_KEYS = (
     "gate",
     "faithfulness",
@@ -114,6 +116,7 @@ class Config:
     # The top-level mapping cut down to the sections: their owners' errors need the line of
     # a section's key, and of the mapping itself for a section that is missing.
     sections: LineDict
+    min_coverage: float = DEFAULT_MIN_COVERAGE  # evidence labels: share a chunk must hold
 
 
 def load_config(path: str | Path) -> Config:
@@ -149,7 +152,30 @@ def config_from_mapping(data: Any, path: Path) -> Config:
         system=_system(data["system"], where, root),
         metrics=_metrics(data.get("metrics"), where),
         sections=_sections(data, where),
+        min_coverage=min_coverage_of(data, path),
     )
+
+
+def min_coverage_of(data: Any, source: str | Path) -> float:
+    """``evidence.min_coverage`` of a parsed ragguard.yml: the share of an evidence label a
+    chunk must hold to be judged relevant (0 < value <= 1)."""
+    if not isinstance(data, LineDict) or data.get("evidence") is None:
+        return DEFAULT_MIN_COVERAGE
+    where = data.where(source)
+    section = data["evidence"]
+    if not isinstance(section, LineDict):
+        raise where.error(f"expected a mapping, found {type_name(section)}", key="evidence")
+    inner = section.where(source)
+    for key in section:
+        if key not in EVIDENCE_KEYS:
+            raise inner.error(unknown_key_message(str(key), EVIDENCE_KEYS), key=f"evidence.{key}")
+    value = section.get("min_coverage", DEFAULT_MIN_COVERAGE)
+    if not (is_finite_number(value) and 0 < value <= 1):
+        raise inner.error(
+            f"expected a share above 0 and at most 1 (e.g. 0.5), found {value!r}",
+            key="evidence.min_coverage",
+        )
+    return float(value)
 
 
 def _sections(data: LineDict, where: Where) -> LineDict:

@@ -69,7 +69,23 @@ class GateRules:
     source: str = ""
 
     def rule_for(self, metric: str) -> MetricRule:
-        return self.metrics.get(metric, self.default)
+        """The metric's own rule, else the default; an informational metric (``judged@k``)
+        without a rule of its own is never gated (a share cannot drop by more than 1)."""
+        if metric in self.metrics:
+            return self.metrics[metric]
+        if _is_informational(metric):
+            return INFORMATIONAL_RULE
+        return self.default
+
+
+INFORMATIONAL_RULE = MetricRule(max_drop=1.0, warn_drop=None)
+
+
+def _is_informational(metric: str) -> bool:
+    try:
+        return parse_metric(metric).is_informational
+    except MetricNameError:
+        return False
 
 
 def default_gate_rules() -> GateRules:

@@ -69,6 +69,15 @@ class QuestionResult:
     sentences: tuple[SentenceVerdict, ...] = ()
     latency_ms: float | None = None
     error: str | None = None
+    # With evidence labels: the labels (Evidence.key, grade), and the grade each retrieved
+    # chunk earned by the evidence it covers (chunks that cover none are absent).
+    evidence: dict[str, int] = field(default_factory=dict)
+    judgments: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def judged_chunks(self) -> dict[str, int]:
+        """Grades of the chunks this run can judge: labelled ids and covered evidence."""
+        return {**self.relevant, **self.judgments} if self.judgments else self.relevant
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +183,14 @@ def _shard_to_dict(shard: ShardInfo) -> dict[str, Any]:
 
 
 def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
+    data = _question_fields(question)
+    if question.evidence:
+        data["evidence"] = question.evidence
+        data["judgments"] = question.judgments
+    return data
+
+
+def _question_fields(question: QuestionResult) -> dict[str, Any]:
     return {
         "id": question.id,
         "question": question.question,
@@ -441,4 +458,6 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
         sentences=sentences,
         latency_ms=read.get(entry, "latency_ms", float, path, optional=True),
         error=read.get(entry, "error", str, path, optional=True),
+        evidence=read.grades(entry, "evidence", path) if "evidence" in entry else {},
+        judgments=read.grades(entry, "judgments", path) if "judgments" in entry else {},
     )

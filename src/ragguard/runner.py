@@ -24,6 +24,7 @@ from ragguard import interrupts
 from ragguard.config import Config, RunSettings
 from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, generation_setup
+from ragguard.labels import corpus_origins, unmatched_label_warning
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results import Results
 from ragguard.runs import RunRecord
@@ -480,13 +481,19 @@ def score_suite_run(
     suite_run: SuiteRun,
     git: Mapping[str, str | None] | None = None,
     cache_dir: Path | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> tuple[Results, GenerationSetup]:
     """Score a run with the config's metrics, generation settings and corpus.
 
     Only the questions the system answered are checked for what generation metrics need
     (answers, chunk text): a failed question is already an error, not bad input.
+    ``warn`` gets the line naming labels that match no chunk (:mod:`ragguard.labels`).
     """
     records = suite_run.outcome.records
+    origins = corpus_origins(suite_run.testset, config.metrics, config.corpus)
+    warning = unmatched_label_warning(suite_run.testset, records, origins)
+    if warning and warn is not None:
+        warn(warning)
     answered = {qid: record for qid, record in records.items() if not record.error}
     setup = generation_setup(
         suite_run.generation,
@@ -504,6 +511,8 @@ def score_suite_run(
         suite=config.suite,
         config={**results_settings(suite_run.identity), **setup.fingerprint},
         git=git,
+        origins=origins,
+        min_coverage=config.min_coverage,
         **setup.score_kwargs(),
     )
     if suite_run.shard is not None:

@@ -23,21 +23,34 @@ from ragguard.sources import (
     iter_lines,
     same_after_normalising,
     shown,
+    span_of,
     type_name,
     unknown_key_message,
 )
 
 RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta")
-CHUNK_KEYS = ("id", "text", "score", "meta")
+CHUNK_KEYS = ("id", "text", "score", "doc", "chars", "lines", "meta")
 
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One retrieved chunk: its id, and optionally its text and retriever score."""
+    """One retrieved chunk: its id, and optionally its text and retriever score.
+
+    ``doc``, ``chars`` (start, end excluded) and ``lines`` (first, last) say where in a
+    document the chunk comes from; evidence labels judge the chunk by them.
+    """
 
     id: str
     text: str | None = None
     score: float | None = None
+    doc: str | None = None
+    chars: tuple[int, int] | None = None
+    lines: tuple[int, int] | None = None
+
+    @property
+    def is_bare(self) -> bool:
+        """Only an id: written back as a plain string."""
+        return self.text is None and self.score is None and self.doc is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,14 +70,7 @@ class RunRecord:
 
     def to_dict(self) -> dict[str, Any]:
         retrieved: list[Any] = [
-            chunk.id
-            if chunk.text is None and chunk.score is None
-            else {
-                k: v
-                for k, v in (("id", chunk.id), ("text", chunk.text), ("score", chunk.score))
-                if v is not None
-            }
-            for chunk in self.retrieved
+            chunk.id if chunk.is_bare else _chunk_to_dict(chunk) for chunk in self.retrieved
         ]
         data: dict[str, Any] = {
             "id": self.id,
@@ -76,6 +82,18 @@ class RunRecord:
         if self.meta:
             data["meta"] = dict(self.meta)
         return data
+
+
+def _chunk_to_dict(chunk: Chunk) -> dict[str, Any]:
+    fields = (
+        ("id", chunk.id),
+        ("text", chunk.text),
+        ("score", chunk.score),
+        ("doc", chunk.doc),
+        ("chars", list(chunk.chars) if chunk.chars else None),
+        ("lines", list(chunk.lines) if chunk.lines else None),
+    )
+    return {key: value for key, value in fields if value is not None}
 
 
 @dataclass(frozen=True)
@@ -201,7 +219,36 @@ def _chunk(item: Any, index: int, where: Where) -> Chunk:
     score = item.get("score")
     if score is not None and not is_finite_number(score):
         raise where.error(f"'score' must be a finite number, found {shown(score)}", key=key)
-    return Chunk(chunk_id, text, float(score) if score is not None else None)
+    return Chunk(
+        chunk_id, text, float(score) if score is not None else None, *_origin(item, where, key)
+    )
+
+
+def _origin(
+    item: Mapping[str, Any], where: Where, key: str
+) -> tuple[str | None, tuple[int, int] | None, tuple[int, int] | None]:
+    """A chunk's ``doc``, ``chars`` and ``lines``, validated (all optional)."""
+    doc = item.get("doc")
+    if isinstance(doc, int) and not isinstance(doc, bool):
+        doc = str(doc)
+    if doc is not None and not (isinstance(doc, str) and doc):
+        raise where.error(f"'doc' must be a document id string, found {shown(doc)}", key=key)
+    return doc, _range(item, "chars", 0, where, key), _range(item, "lines", 1, where, key)
+
+
+def _range(
+    item: Mapping[str, Any], name: str, first: int, where: Where, key: str
+) -> tuple[int, int] | None:
+    value = item.get(name)
+    if value is None:
+        return None
+    span = span_of(value, first)
+    if span is None:
+        raise where.error(
+            f"'{name}' must be [start, end] with {first} <= start <= end, found {shown(value)}",
+            key=key,
+        )
+    return span
 
 
 def _check_unique(chunks: tuple[Chunk, ...], where: Where) -> None:
@@ -226,8 +273,13 @@ def dump_run(records: Iterable[RunRecord]) -> str:
 
 def load_corpus(path: str | Path) -> dict[str, str]:
     """Load chunk text from JSON Lines ``{"id": ..., "text": ...}`` (BEIR's ``_id`` too)."""
+    return {chunk_id: chunk.text or "" for chunk_id, chunk in load_corpus_chunks(path).items()}
+
+
+def load_corpus_chunks(path: str | Path) -> dict[str, Chunk]:
+    """The corpus as chunks: text, and ``doc``/``chars``/``lines`` when an entry gives them."""
     path = Path(path)
-    corpus: dict[str, str] = {}
+    corpus: dict[str, Chunk] = {}
     for number, obj in iter_jsonl_objects(iter_lines(path, what="corpus"), path):
         where = Where(path, number)
         chunk_id = obj.get("id", obj.get("_id"))
@@ -245,5 +297,5 @@ def load_corpus(path: str | Path) -> dict[str, str]:
             body = f"{title.strip()}\n{body}"
         if chunk_id in corpus:
             raise where.error(f"duplicate chunk id {chunk_id!r}", key="id")
-        corpus[chunk_id] = body
+        corpus[chunk_id] = Chunk(chunk_id, body, None, *_origin(obj, where, "doc"))
     return corpus

@@ -493,3 +493,15 @@ def same_after_normalising(ids: Iterable[str]) -> tuple[str, str] | None:
         if first != value:
             return first, value
     return None
+
+
+def span_of(value: Any, first: int) -> tuple[int, int] | None:
+    """``[start, end]`` as a pair of whole numbers with ``first <= start <= end``, else None
+    (the callers say what the span is in their one-line error)."""
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and first <= value[0] <= value[1]
+    )
+    return (value[0], value[1]) if ok else None

@@ -24,6 +24,7 @@ from ragguard.sources import (
     read_text,
     same_after_normalising,
     shown,
+    span_of,
     type_name,
     unknown_key_message,
 )
@@ -44,11 +45,41 @@ QUESTION_KEYS = (
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """A label that names where the answer is, not which chunk holds it.
+
+    A document, and optionally a span of it: a ``quote`` of its text, a character range
+    ``chars`` (start inclusive, end exclusive) or a line range ``lines`` (both inclusive,
+    1-based). Without a span the whole document is the evidence. Chunks are judged by
+    whether they cover it (:mod:`ragguard.metrics.evidence`), so the label survives a
+    rechunk that changes every chunk id.
+    """
+
+    doc: str
+    grade: int = 1
+    quote: str | None = None
+    chars: tuple[int, int] | None = None
+    lines: tuple[int, int] | None = None
+
+    @property
+    def key(self) -> str:
+        """A stable text naming this evidence (fingerprints, messages)."""
+        if self.quote is not None:
+            return f"{self.doc}: {json.dumps(self.quote, ensure_ascii=False)}"
+        if self.chars is not None:
+            return f"{self.doc}: chars {self.chars[0]}-{self.chars[1]}"
+        if self.lines is not None:
+            return f"{self.doc}: lines {self.lines[0]}-{self.lines[1]}"
+        return self.doc
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """One test question and its labels.
 
     ``relevant`` maps chunk ids to grades (0 = judged not relevant, 1 = partly useful,
     2 = answers it, ...). A chunk counts as relevant when its grade is at least 1.
+    ``evidence`` holds the labels that name a document or a span of one instead of a chunk.
     """
 
     id: str
@@ -59,20 +90,37 @@ class Question:
     critical: bool = False
     tags: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
+    evidence: tuple[Evidence, ...] = ()
 
     @property
     def fingerprint(self) -> str:
         """A hash of what scoring depends on: the id, the labels and answerability."""
-        return label_fingerprint(self.id, self.relevant, self.answerable)
+        return label_fingerprint(self.id, self.relevant, self.answerable, self.evidence)
+
+    @property
+    def has_relevant(self) -> bool:
+        """Whether any label, chunk or evidence, has a grade of at least 1."""
+        return any(g >= 1 for g in self.relevant.values()) or any(
+            e.grade >= 1 for e in self.evidence
+        )
 
 
-def label_fingerprint(question_id: str, relevant: Mapping[str, int], answerable: bool) -> str:
-    payload = json.dumps(
-        {"id": question_id, "relevant": dict(sorted(relevant.items())), "answerable": answerable},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+def label_fingerprint(
+    question_id: str,
+    relevant: Mapping[str, int],
+    answerable: bool,
+    evidence: tuple[Evidence, ...] = (),
+) -> str:
+    """A hash of the labels; a question without evidence hashes as it always did."""
+    payload: dict[str, Any] = {
+        "id": question_id,
+        "relevant": dict(sorted(relevant.items())),
+        "answerable": answerable,
+    }
+    if evidence:
+        payload["evidence"] = sorted([e.key, e.grade] for e in evidence)
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -266,8 +314,10 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
     question_id = _identifier(entry.get("id"), "id", where)
     text = _question_text(entry.get("question"), where)
     answerable = _optional_bool(entry, "answerable", True, where)
-    relevant = _labels(entry.get("relevant"), where)
-    has_relevant = any(grade >= 1 for grade in relevant.values())
+    relevant, evidence = _labels(entry.get("relevant"), where)
+    has_relevant = any(grade >= 1 for grade in relevant.values()) or any(
+        e.grade >= 1 for e in evidence
+    )
     if answerable and not has_relevant:
         raise where.error(
             f"question {question_id!r} has no relevant chunk (grade >= 1); label one, "
@@ -297,6 +347,7 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
         critical=_optional_bool(entry, "critical", False, where),
         tags=_tags(entry.get("tags"), where),
         meta=dict(meta),
+        evidence=evidence,
     )
 
 
@@ -335,13 +386,15 @@ def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Whe
     return value
 
 
-def _labels(value: Any, where: Where) -> dict[str, int]:
-    """Graded labels from a mapping, a list (grade 1 each) or a single chunk id.
+def _labels(value: Any, where: Where) -> tuple[dict[str, int], tuple[Evidence, ...]]:
+    """Graded chunk labels and evidence labels.
 
+    ``relevant`` is a mapping of chunk id to grade, a single chunk id, or a list whose items
+    are chunk ids (grade 1) or evidence mappings (``{doc: ..., quote: ..., grade: 2}``).
     Errors point at the line of the offending label when the YAML gives it.
     """
     if value is None:
-        return {}
+        return {}, ()
     if isinstance(value, str):
         if "," in value:
             raise where.error(
@@ -349,13 +402,20 @@ def _labels(value: Any, where: Where) -> dict[str, int]:
                 key="relevant",
             )
         value = [value]
+    evidence: list[Evidence] = []
     if isinstance(value, list):
-        items = [(chunk, 1, _item_where(value, index, where)) for index, chunk in enumerate(value)]
+        items = []
+        for index, item in enumerate(value):
+            at = _item_where(value, index, where)
+            if isinstance(item, Mapping):
+                evidence.append(_evidence(item, index, at))
+            else:
+                items.append((item, 1, at))
     elif isinstance(value, Mapping):
         items = [(chunk, grade, _key_where(value, chunk, where)) for chunk, grade in value.items()]
     else:
         raise where.error(
-            "expected a mapping of chunk id to grade, or a list of chunk ids; "
+            "expected a mapping of chunk id to grade, or a list of chunk ids and evidence; "
             f"found {type_name(value)}",
             key="relevant",
         )
@@ -364,21 +424,80 @@ def _labels(value: Any, where: Where) -> dict[str, int]:
         chunk_id = _identifier(chunk, "relevant", at)
         if chunk_id in labels:
             raise at.error(f"chunk {chunk_id!r} is listed twice", key="relevant")
-        if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-            raise at.error(
-                f"grade of {chunk_id!r} must be a non-negative integer (0, 1, 2, ...), "
-                f"found {shown(grade)}",
-                key="relevant",
-            )
-        if grade > MAX_GRADE:
-            raise at.error(too_high_grade(chunk_id, grade), key="relevant")
-        labels[chunk_id] = grade
-    return labels
+        labels[chunk_id] = _grade(grade, repr(chunk_id), at, "relevant")
+    return labels, _unique_evidence(evidence, where)
+
+
+EVIDENCE_KEYS = ("doc", "quote", "chars", "lines", "grade")
+
+
+def _evidence(item: Mapping[str, Any], index: int, where: Where) -> Evidence:
+    """One evidence label: ``{doc, grade?}`` and at most one of quote, chars, lines."""
+    key = f"relevant[{index}]"
+    for name in item:
+        if name not in EVIDENCE_KEYS:
+            raise where.error(f"{name!r}: {unknown_key_message(name, EVIDENCE_KEYS)}", key=key)
+    doc = _identifier(item.get("doc"), f"{key}.doc", where)
+    spans = [name for name in ("quote", "chars", "lines") if item.get(name) is not None]
+    if len(spans) > 1:
+        raise where.error(f"give one of quote, chars or lines, not {' and '.join(spans)}", key=key)
+    quote = item.get("quote")
+    if quote is not None and not (isinstance(quote, str) and quote.strip()):
+        raise where.error(
+            f"quote must be a non-empty string of the document's text, found {shown(quote)}",
+            key=f"{key}.quote",
+        )
+    grade = _grade(item.get("grade", 1), f"the evidence in {doc!r}", where, f"{key}.grade")
+    return Evidence(
+        doc=doc,
+        grade=grade,
+        quote=quote.strip() if isinstance(quote, str) else None,
+        chars=_span(item.get("chars"), f"{key}.chars", where, first=0),
+        lines=_span(item.get("lines"), f"{key}.lines", where, first=1),
+    )
+
+
+def _span(value: Any, key: str, where: Where, *, first: int) -> tuple[int, int] | None:
+    """A ``[start, end]`` pair of whole numbers, start <= end, start >= ``first``."""
+    if value is None:
+        return None
+    span = span_of(value, first)
+    if span is None:
+        unit = "characters, end excluded" if first == 0 else "lines, both included"
+        raise where.error(
+            f"expected [start, end] with {first} <= start <= end ({unit}), found {shown(value)}",
+            key=key,
+        )
+    return span
+
+
+def _unique_evidence(evidence: list[Evidence], where: Where) -> tuple[Evidence, ...]:
+    keys: set[str] = set()
+    for item in evidence:
+        if item.key in keys:
+            raise where.error(f"evidence {item.key} is listed twice", key="relevant")
+        keys.add(item.key)
+    return tuple(evidence)
+
+
+def _grade(grade: Any, what: str, at: Where, key: str) -> int:
+    if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
+        raise at.error(
+            f"grade of {what} must be a non-negative integer (0, 1, 2, ...), found {shown(grade)}",
+            key=key,
+        )
+    if grade > MAX_GRADE:
+        raise at.error(_too_high(what, grade), key=key)
+    return grade
 
 
 def too_high_grade(chunk_id: str, grade: int) -> str:
+    return _too_high(repr(chunk_id), grade)
+
+
+def _too_high(what: str, grade: int) -> str:
     return (
-        f"grade of {chunk_id!r} is {grade}; grades go from 0 to {MAX_GRADE} "
+        f"grade of {what} is {grade}; grades go from 0 to {MAX_GRADE} "
         "(0 judged not relevant, 1 partly useful, 2 answers it, ...)"
     )
 

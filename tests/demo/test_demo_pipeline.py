@@ -44,16 +44,23 @@ def test_the_test_set_is_labelled_like_the_issue_asks() -> None:
     testset = demo_testset()
     questions = list(testset)
     assert 38 <= len(questions) <= 50
-    sections = {section.id for section in load_sections()}
+    sections = {section.id: " ".join(section.paragraphs) for section in load_sections()}
     for question in questions:
-        assert set(question.relevant) <= sections, question.id
+        assert not question.relevant, question.id  # evidence only: it survives rechunking
+        for evidence in question.evidence:
+            page = evidence.doc.removesuffix(".md")
+            assert page in sections, question.id
+            if evidence.quote is not None:  # a quote is the page's text, word for word
+                assert evidence.quote in sections[page], question.id
         assert question.tags, question.id
         if question.answerable:
             assert question.reference_answer, question.id
+            assert any(e.quote and e.grade == 2 for e in question.evidence), question.id
     assert sum(1 for q in questions if not q.answerable) >= 3
     assert sum(1 for q in questions if q.critical) >= 2
-    assert sum(1 for q in questions if 1 in q.relevant.values()) >= 5  # graded labels
-    assert testset.by_id["retry-after-429"].relevant == {"rate-limits": 2, "error-codes": 1}
+    assert sum(1 for q in questions if any(e.grade == 1 for e in q.evidence)) >= 5  # graded
+    retry = testset.by_id["retry-after-429"].evidence
+    assert [(e.doc, e.grade) for e in retry] == [("rate-limits.md", 2), ("error-codes.md", 1)]
 
 
 def test_tokens_drop_stopwords_and_share_stems() -> None:
@@ -98,12 +105,13 @@ def docs_text() -> str:
     return " ".join(" ".join(s.paragraphs) for s in load_sections())
 
 
-def test_retrieval_returns_at_most_k_distinct_sections_with_text_and_score() -> None:
+def test_retrieval_returns_k_chunks_with_real_ids_their_page_text_and_score() -> None:
     pipeline = OrdersDocsPipeline(PipelineSettings(k=3, rerank=False))
     ranked = pipeline.retrieve("How should a client retry after a 429 response?")
     assert len(ranked) == 3
     assert len({chunk.id for chunk in ranked}) == 3
-    assert "rate-limits" in [chunk.id for chunk in ranked]
+    assert "rate-limits.md" in [chunk.doc for chunk in ranked]
+    assert all(chunk.id.split("#")[0] == chunk.doc for chunk in ranked)
     assert all(chunk.text and chunk.score and chunk.score > 0 for chunk in ranked)
     scores = [chunk.score for chunk in ranked]
     assert scores == sorted(scores, reverse=True)

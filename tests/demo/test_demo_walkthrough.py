@@ -100,7 +100,7 @@ def test_demo_command_prints_both_tables_and_writes_files(ragguard_cli, tmp_path
     assert result.stdout.count("suite orders-api-docs · 44 questions: 43 ok, 1 abstained") == 2
     assert "faithfulness" in result.stdout
     assert "pipeline: chunking=paragraph, k=5, rerank=True, hallucinate=False" in result.stdout
-    assert "pipeline: chunking=window, window=12, k=2, rerank=False, hallucinate=True" in (
+    assert "pipeline: chunking=window, window=30, k=3, rerank=False, hallucinate=True" in (
         result.stdout
     )
     assert "ragguard demo --seed" in result.stdout

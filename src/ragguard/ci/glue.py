@@ -74,6 +74,7 @@ from ragguard.render import (
 )
 from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
+from ragguard.sources import parse_json_value
 from ragguard.testset import load_testset
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
@@ -473,8 +474,8 @@ def _baseline_results(stored: StoredBaseline | None) -> Results | None:
     if stored is None:
         return None
     try:
-        data = json.loads(stored.results)
-    except ValueError as exc:
+        data = parse_json_value(stored.results.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(stored.path, f"stored baseline is not JSON: {exc}") from None
     return results_from_dict(data, stored.path)
 
@@ -621,7 +622,13 @@ def evaluate_config(
         log.close()
     records = suite_run.outcome.records.values()
     write_report(out / "run.jsonl", dump_run(records))
-    results, _ = score_suite_run(config, suite_run, git=dict(git), cache_dir=cache_dir)
+    results, _ = score_suite_run(
+        config,
+        suite_run,
+        git=dict(git),
+        cache_dir=cache_dir,
+        warn=lambda line: print(f"ragguard: warning: {line}", file=sys.stderr),
+    )
     return results
 
 

@@ -45,6 +45,7 @@ from ragguard.compare.model import (
     SettingDiff,
     TagBreakdown,
     TagMetric,
+    Unlabelled,
 )
 from ragguard.compare.pairing import (
     metric_names,
@@ -98,6 +99,7 @@ __all__ = [
     "SettingDiff",
     "TagBreakdown",
     "TagMetric",
+    "Unlabelled",
     "compare",
     "describe_age",
     "exit_code",

@@ -69,6 +69,15 @@ class RankChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Unlabelled:
+    """Chunks newly in the head's top ``k`` that no label judges: a "drop" may be a better
+    retriever finding evidence nobody labelled (``k``: the smallest cut-off it missed)."""
+
+    k: int
+    chunks: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RuleMiss:
     """A per-question rule the head misses: the metric, both values and the threshold."""
 
@@ -94,6 +103,7 @@ class QuestionDiff:
     misses: tuple[RuleMiss, ...] = ()
     rank_change: RankChange | None = None
     hallucinated: tuple[SentenceVerdict, ...] = ()
+    unlabelled: Unlabelled | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,10 @@ def rescore_baseline(baseline: Results, head: Results) -> Results:
 
     A relabelled question has the same id and a different label fingerprint. The baseline
     kept its retrieved ids, so its retrieval metrics are recomputed with the head's labels:
-    fixing a label then changes both sides alike and never shows as a regression.
+    fixing a label then changes both sides alike and never shows as a regression. With
+    evidence labels on either side the baseline keeps its values (judging a chunk by
+    evidence needs its text, which results do not keep); the question is still marked
+    relabelled.
     """
     head_by_id = head.by_id
     questions = []
@@ -36,20 +39,31 @@ def rescore_baseline(baseline: Results, head: Results) -> Results:
 
 
 def _relabel(old: QuestionResult, now: QuestionResult) -> QuestionResult:
-    specs = [spec for name in old.metrics if (spec := retrieval_spec(name)) is not None]
-    others = {name: v for name, v in old.metrics.items() if retrieval_spec(name) is None}
+    """``old`` re-scored under ``now``'s labels where its retrieved ids allow it: chunk-id
+    labels, chunk-level metrics. Values judged by evidence or by documents need the chunks'
+    text or documents, which results do not keep; they stay as they were."""
+    by_ids = not (now.evidence or old.evidence)
+    specs = [
+        spec
+        for name in old.metrics
+        if (spec := retrieval_spec(name)) is not None and by_ids and not spec.is_document_level
+    ]
+    rescored = {spec.name for spec in specs}
+    kept = {name: v for name, v in old.metrics.items() if name not in rescored}
     if not now.answerable:
         retrieval: dict[str, float] = {}
+        kept = {name: v for name, v in kept.items() if retrieval_spec(name) is None}
     elif old.status in FAILED_STATUSES:
         retrieval = {spec.name: 0.0 for spec in specs}
     else:
         retrieval = score_ranking(list(old.retrieved), Labels.from_grades(now.relevant), specs)
-    ordered = {name: retrieval.get(name, others.get(name)) for name in old.metrics}
+    ordered = {name: retrieval.get(name, kept.get(name)) for name in old.metrics}
     metrics = {name: value for name, value in ordered.items() if value is not None}
     return replace(
         old,
         metrics=metrics,
         relevant=dict(now.relevant),
+        evidence=dict(now.evidence),
         fingerprint=now.fingerprint,
         answerable=now.answerable,
     )

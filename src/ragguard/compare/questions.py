@@ -19,6 +19,7 @@ from ragguard.compare.model import (
     QuestionDiff,
     RankChange,
     RuleMiss,
+    Unlabelled,
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.gate import GateRules
@@ -122,7 +123,27 @@ def _why(
         "misses": misses,
         "rank_change": _rank_change(before, now, misses) if evaluated else None,
         "hallucinated": hallucinated,
+        "unlabelled": _new_unlabelled(before, now, misses) if evaluated else None,
     }
+
+
+def _new_unlabelled(
+    before: QuestionResult | None, now: QuestionResult, misses: Sequence[RuleMiss]
+) -> Unlabelled | None:
+    """Chunks in the head's top k that carry no label and were not in the baseline's top k,
+    k being the smallest cut-off among the retrieval rules the question misses."""
+    cutoffs = [
+        spec.k or len(now.retrieved)
+        for miss in misses
+        if (spec := retrieval_spec(miss.metric)) is not None and not spec.is_document_level
+    ]
+    if not cutoffs or not now.answerable:
+        return None
+    k = min(cutoffs)
+    judged = now.judged_chunks
+    earlier = set(before.retrieved[:k]) if before is not None else set()
+    chunks = tuple(c for c in now.retrieved[:k] if c not in judged and c not in earlier)
+    return Unlabelled(k, chunks) if chunks else None
 
 
 def _rank_change(
@@ -133,9 +154,9 @@ def _rank_change(
         for miss in misses
         if (spec := retrieval_spec(miss.metric)) is not None
     ]
-    if not cutoffs or not now.relevant:
+    if not cutoffs or not now.judged_chunks:
         return None
-    labels = Labels.from_grades(now.relevant)
+    labels = Labels.from_grades(now.judged_chunks)
     chunk, head_rank = _best_relevant(now.retrieved, labels)
     baseline_rank = None
     if before is not None:

@@ -4,12 +4,13 @@ Pure Python, deterministic, offline. Its knobs are the ones a team turns in a pu
 
 - ``chunking``: ``section`` (one chunk per page), ``paragraph`` (each paragraph with the page
   title), or ``window`` (fixed windows of words, no title — a naive splitter).
-- ``k``: how many sections to return.
+- ``k``: how many chunks to return.
 - ``rerank``: re-score the top chunks by how much of the question they cover.
 - ``hallucinate``: append an unsupported sentence to some answers (to show faithfulness).
 
-Labels are on sections (one docs page each), so retrieval returns section ids: a section is
-ranked where its best chunk ranks, with that chunk's text.
+Retrieval returns chunks with real chunk ids (``rate-limits.md#2``: the page's second chunk
+under this chunking), their page as ``doc`` and their text; the test set's labels are
+evidence (a page and a quote), so they hold whatever the chunking.
 """
 
 from __future__ import annotations
@@ -81,9 +82,14 @@ class Section:
 
 @dataclass(frozen=True)
 class DocChunk:
+    id: str
     section: str
     text: str
     terms: tuple[str, ...]
+
+    @property
+    def doc(self) -> str:
+        return f"{self.section}.md"
 
 
 def tokens(text: str) -> list[str]:
@@ -116,8 +122,9 @@ def load_sections() -> tuple[Section, ...]:
 def chunk_sections(sections: Sequence[Section], settings: PipelineSettings) -> list[DocChunk]:
     chunks: list[DocChunk] = []
     for section in sections:
-        for text in _split(section, settings):
-            chunks.append(DocChunk(section.id, text, tuple(tokens(text))))
+        for number, text in enumerate(_split(section, settings), start=1):
+            chunk_id = f"{section.id}.md#{number}"
+            chunks.append(DocChunk(chunk_id, section.id, text, tuple(tokens(text))))
     return chunks
 
 
@@ -188,13 +195,11 @@ class OrdersDocsPipeline:
         if self.settings.rerank:
             order = self._rerank(query, order[:20], scores) + order[20:]
         ranked: list[Chunk] = []
-        seen: set[str] = set()
         for i in order:
             chunk = self.chunks[i]
-            if chunk.section in seen or scores[i] <= 0:
+            if scores[i] <= 0:
                 continue
-            seen.add(chunk.section)
-            ranked.append(Chunk(chunk.section, chunk.text, round(scores[i], 4)))
+            ranked.append(Chunk(chunk.id, chunk.text, round(scores[i], 4), doc=chunk.doc))
             if len(ranked) == self.settings.k:
                 break
         return ranked

@@ -29,6 +29,7 @@ DEMO_METRICS = (
     "hit_rate@1",
     "hit_rate@3",
     "recall@5",
+    "doc_recall@5",
     "mrr",
     "ndcg@3",
     "faithfulness",
@@ -39,7 +40,7 @@ DEMO_METRICS = (
 DEMO_RUN_SETTINGS = RunSettings(concurrency=4, timeout=30.0, retries=0, max_error_rate=0.0)
 
 BASELINE = PipelineSettings(chunking="paragraph", k=5, rerank=True, hallucinate=False)
-CHANGED = PipelineSettings(chunking="window", window=12, k=2, rerank=False, hallucinate=True)
+CHANGED = PipelineSettings(chunking="window", window=30, k=3, rerank=False, hallucinate=True)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def run_demo() -> tuple[DemoRun, DemoRun]:
     )
     changed = run_pipeline(
         "changed",
-        "Pull request: 12-word chunks, k 5 -> 2, reranker off, a prompt that embellishes",
+        "Pull request: 30-word chunks, k 5 -> 3, reranker off, a prompt that embellishes",
         CHANGED,
         testset,
     )

@@ -10,9 +10,13 @@ from dataclasses import dataclass
 
 from ragguard.sources import ascii_int
 
-RETRIEVAL_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
-RETRIEVAL_OPTIONAL_K = ("mrr", "map")
+CHUNK_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
+CHUNK_OPTIONAL_K = ("mrr", "map")
+DOC_PREFIX = "doc_"  # document-level twins: doc_recall@5 scores the ranking of documents
+RETRIEVAL_NEEDS_K = (*CHUNK_NEEDS_K, "judged", *(DOC_PREFIX + base for base in CHUNK_NEEDS_K))
+RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK_OPTIONAL_K))
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
+INFORMATIONAL = ("judged",)
 GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
 MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 
@@ -45,6 +49,24 @@ class MetricSpec:
         return self.base in RETRIEVAL
 
     @property
+    def is_informational(self) -> bool:
+        """Reported but not gated unless a gate rule names it: ``judged@k`` falls when a
+        retriever finds chunks nobody labelled, which is no regression of the system."""
+        return self.base in INFORMATIONAL
+
+    @property
+    def is_document_level(self) -> bool:
+        """``doc_recall@5`` and the like: scored on the ranking of documents."""
+        return self.base.startswith(DOC_PREFIX)
+
+    @property
+    def chunk_level(self) -> MetricSpec:
+        """The same metric on chunks (``doc_recall@5`` -> ``recall@5``)."""
+        if not self.is_document_level:
+            return self
+        return MetricSpec(self.base[len(DOC_PREFIX) :], self.k)
+
+    @property
     def is_generation(self) -> bool:
         return self.base in GENERATION
 
@@ -70,8 +92,8 @@ def parse_metric(name: str) -> MetricSpec:
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise MetricNameError(
             f"unknown metric {text!r}; {hint}known: "
-            + ", ".join(f"{b}@k" for b in RETRIEVAL_NEEDS_K)
-            + ", mrr, mrr@k, map, map@k, "
+            + ", ".join(f"{b}@k" for b in CHUNK_NEEDS_K)
+            + ", mrr, mrr@k, map, map@k, judged@k, the doc_ form of each (doc_recall@k), "
             + ", ".join(GENERATION)
         )
     if not sep:

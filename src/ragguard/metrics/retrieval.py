@@ -95,8 +95,11 @@ def score_ranking(
     a repeated chunk, as trec_eval does, so it is not checked again here.
     """
     plan = _plan(specs)
-    if not labels.relevant:
-        return dict.fromkeys(plan.names, 0.0)
+    if not labels.relevant:  # scored 0 and counted, as trec_eval does; judged@k still applies
+        return {
+            name: metric([], labels, ranking) if name.startswith("judged@") else 0.0
+            for name, metric in plan.metrics
+        }
     ranks = _found_ranks(ranking, labels.relevant, plan.depth)
     values = {}  # a plain loop: on Python 3.11 a comprehension costs a function call
     for name, metric in plan.metrics:
@@ -222,6 +225,17 @@ def _ndcg_at(k: int, gain: Callable[[int], int] | None = None) -> Metric:
     return ndcg
 
 
+def _judged_at(k: int) -> Metric:
+    """The share of the top k that carries a label of any grade (trec_eval's unj@k is its
+    complement when k chunks were retrieved: like precision, it divides by k)."""
+
+    def judged(ranks: list[int], labels: Labels, ranking: Sequence[str]) -> float:
+        top = ranking[:k] if len(ranking) > k else ranking
+        return sum(map(labels.grades.__contains__, top)) / k
+
+    return judged
+
+
 def _exp_gain(grade: int) -> int:
     return (1 << grade) - 1
 
@@ -237,6 +251,7 @@ _AT_K: dict[str, Callable[[int], Metric]] = {
     "map": _map_at,
     "ndcg": _ndcg_at,
     "ndcg_exp": lambda k: _ndcg_at(k, _exp_gain),
+    "judged": _judged_at,
 }
 
 

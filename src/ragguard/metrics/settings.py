@@ -20,6 +20,10 @@ DEFAULT_CACHE = ".ragguard/cache"
 # parsing of its reply changes, so that runs judged differently are not compared.
 PROMPT_VERSION = "ragguard-judge/2"
 
+# Evidence labels: the share of a label a chunk must hold to be judged relevant to it
+# (measured: docs/metrics.md, "Evidence labels"; ragguard.yml `evidence.min_coverage`).
+DEFAULT_MIN_COVERAGE = 0.5
+
 
 @dataclass(frozen=True)
 class JudgeSettings:

@@ -33,6 +33,7 @@ from ragguard.compare import (
     RankChange,
     Reason,
     TagBreakdown,
+    Unlabelled,
 )
 from ragguard.errors import InputError
 from ragguard.render.text import environment, escape_markdown, fmt, printable
@@ -369,6 +370,8 @@ def _failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, A
         )
     if question.rank_change is not None:
         lines.append("retrieval: " + rank_change_text(question.rank_change))
+    if question.unlabelled:
+        lines.append(unlabelled_text(question.unlabelled))
     for miss in question.misses:
         before = "" if miss.baseline is None else f"{fmt(miss.baseline)} → "
         lines.append(
@@ -395,6 +398,17 @@ def rank_change_text(change: RankChange) -> str:
     if change.baseline_rank is None:
         return f"the relevant chunk {chunk} is at {where}"
     return f"the relevant chunk {chunk} fell from rank {change.baseline_rank} to {where}"
+
+
+def unlabelled_text(unlabelled: Unlabelled, shown: int = 3) -> str:
+    """The chunks newly in the top k that no label judges (maybe relevant, not labelled)."""
+    chunks = unlabelled.chunks
+    names = ", ".join(escape_markdown(chunk, 80) for chunk in chunks[:shown])
+    more = f" and {len(chunks) - shown} more" if len(chunks) > shown else ""
+    return (
+        f"unlabelled, new in the top {unlabelled.k}: {names}{more} (if relevant, label "
+        "them: the drop may be a better retriever)"
+    )
 
 
 def _quote(sentence: SentenceVerdict) -> str:
@@ -552,6 +566,10 @@ def comparison_terminal(comparison: Comparison) -> str:
             lines.append(f"  {printable(question.id, 80)}: {printable(question.question, 100)}")
             if question.rank_change is not None:
                 lines.append(f"    retrieval: {_plain_rank_change(question.rank_change)}")
+            if question.unlabelled:
+                unlabelled = question.unlabelled
+                names = ", ".join(printable(chunk, 60) for chunk in unlabelled.chunks[:3])
+                lines.append(f"    unlabelled, new in the top {unlabelled.k}: {names}")
             for sentence in question.hallucinated[:3]:
                 lines.append(f"    unsupported: {printable(sentence.text, 120)}")
             if question.head_status in FAILED_STATUSES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from tabulate import tabulate
 
@@ -95,3 +96,12 @@ def explanation_text(question_id: str, question: str, explanation: Explanation) 
     lines.append(f"DCG@{k} = {explanation.dcg:.3f}, IDCG@{k} = {explanation.idcg:.3f}")
     lines.append(f"nDCG@{k} = {explanation.ndcg:.3f}")
     return "\n".join(lines) + "\n"
+
+
+def evidence_lines(evidence: Mapping[str, int], metrics: Mapping[str, float]) -> list[str]:
+    """For a question labelled with evidence: its labels, and its values as scored (each
+    rank above shows the grade its chunk earned: the best label it covers)."""
+    lines = ["labels are evidence; a chunk's rel is the best grade of the labels it covers:"]
+    lines += [f"  {printable(key, 100)}  grade {grade}" for key, grade in evidence.items()]
+    scored = ", ".join(f"{name} = {value:.3f}" for name, value in metrics.items())
+    return [*lines, f"as scored: {scored}"] if scored else lines

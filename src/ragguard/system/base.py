@@ -108,14 +108,16 @@ def answer_from_output(value: Any, what: str = "the result") -> Answer:
 
 
 def _chunk_value(item: Any) -> Any:
-    """A chunk given as an object (with id/text/score attributes) becomes a mapping."""
+    """A chunk given as an object (with id/text/score/doc/chars/lines attributes) becomes
+    a mapping."""
     if isinstance(item, (str, int, Mapping)) or not hasattr(item, "id"):
         return item
-    return {
+    fields = {
         key: getattr(item, key)
-        for key in ("id", "text", "score")
+        for key in ("id", "text", "score", "doc", "chars", "lines")
         if getattr(item, key, None) is not None
     }
+    return {key: list(v) if isinstance(v, tuple) else v for key, v in fields.items()}
 
 
 def _validated(fields: dict[str, Any], what: str) -> RunRecord:

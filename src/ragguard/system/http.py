@@ -46,12 +46,13 @@ from ragguard.system.base import (
 from ragguard.testset import Question
 
 METHODS = ("POST", "GET")
-RESPONSE_KEYS = ("retrieved", "id", "text", "score", "answer")
+RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer")
 DEFAULT_RESPONSE = {
     "retrieved": "retrieved",
     "id": "id",
     "text": "text",
     "score": "score",
+    "doc": "doc",
     "answer": "answer",
 }
 DEFAULT_BODY = {"question": "{question}", "id": "{id}", "tags": "{tags}"}
@@ -72,6 +73,7 @@ class ResponseMapping:
     id: str = "id"
     text: str | None = "text"
     score: str | None = "score"
+    doc: str | None = "doc"  # the chunk's document, for evidence labels
     answer: str | None = "answer"
     answer_required: bool = False
 
@@ -94,7 +96,7 @@ class ResponseMapping:
         if not isinstance(item, (dict, list)):
             return item
         chunk = {"id": lookup(item, self.id)}
-        for key, path in (("text", self.text), ("score", self.score)):
+        for key, path in (("text", self.text), ("score", self.score), ("doc", self.doc)):
             if path is not None:
                 with contextlib.suppress(PathMissing):
                     chunk[key] = lookup(item, path)
@@ -330,7 +332,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
             raise system.error(
                 f"unknown key {key!r}; allowed: {', '.join(RESPONSE_KEYS)}", key="response"
             )
-        nullable = key in ("text", "score", "answer")
+        nullable = key in ("text", "score", "doc", "answer")
         if not (isinstance(path, str) or (path is None and nullable)):
             raise system.error(
                 f"{key}: expected a JSON pointer (/a/b) or dotted path (a.b), found {path!r}",
@@ -342,6 +344,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
         id=merged["id"],
         text=merged["text"],
         score=merged["score"],
+        doc=merged["doc"],
         answer=merged["answer"],
         answer_required="answer" in value and value["answer"] is not None,
     )
