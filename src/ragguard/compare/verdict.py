@@ -66,14 +66,11 @@ def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
         return (Reason(ERROR, "the head results hold no question; nothing was evaluated"),)
     if comparison.baseline_missing:
         return ()
-    reasons = []
     if comparison.n_paired == 0:
-        reasons.append(
-            Reason(ERROR, "no question id in common with the baseline; nothing was compared")
-        )
-    if not any(m.baseline is not None and m.head is not None for m in comparison.metrics):
-        reasons.append(Reason(ERROR, "no metric in common with the baseline; nothing was compared"))
-    return tuple(reasons)
+        return (Reason(ERROR, "no question id in common with the baseline; nothing was compared"),)
+    if all(metric.only_in is not None for metric in comparison.metrics):
+        return (Reason(ERROR, "no metric in common with the baseline; nothing was compared"),)
+    return ()
 
 
 def overall_verdict(reasons: Sequence[Reason]) -> str:
