@@ -1,7 +1,7 @@
 """The command line: parse, call the core, map errors to exit codes.
 
 Exit codes: 0 success, 2 bad input or a usage mistake (one line on stderr, no traceback),
-130 interrupted by Ctrl-C, 143 cancelled by SIGTERM (docs/cli.md).
+130 interrupted by Ctrl-C, 143 cancelled by SIGTERM (README.md, docs/config.md).
 """
 
 from __future__ import annotations
