@@ -1,18 +1,21 @@
 """The command line: parse, call the core, map errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr, no traceback).
+Exit codes: 0 success, 2 bad input or a usage mistake (one line on stderr, no traceback),
+130 interrupted by Ctrl-C, 143 cancelled by SIGTERM (README.md, docs/config.md).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ragguard import __version__
+from ragguard import __version__, interrupts
 from ragguard.errors import InputError
+from ragguard.files import check_writable
 from ragguard.formats import load_run_file
 from ragguard.formats.beir import load_beir
 from ragguard.formats.trec import load_qrels, load_trec_run, skipped_warning
@@ -23,13 +26,18 @@ from ragguard.render import explanation_text, json_report, markdown_report, term
 from ragguard.results import QuestionResult, load_results, write_results
 from ragguard.runs import Run
 from ragguard.scoring import score_run
+from ragguard.sources import bad_path
 from ragguard.testset import TestSet, load_testset
 
 EXIT_BAD_INPUT = 2
 
 
 class RagguardGroup(click.Group):
-    """Turns :class:`InputError` into one line on stderr and exit code 2."""
+    """Turns bad input, usage mistakes and interrupts into one line on stderr and an exit code.
+
+    :class:`InputError` and click's usage errors exit 2; Ctrl-C exits 130 and SIGTERM 143
+    (the children the run started are killed first); running out of memory exits 2.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -37,6 +45,57 @@ class RagguardGroup(click.Group):
         except InputError as exc:
             click.echo(f"ragguard: error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            error = bad_path(exc.filename, exc)  # e.g. a path too long, a folder not writable
+            click.echo(f"ragguard: error: {error}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:  # past click's handler, which prints a blank line first
+            raise _Interrupted from None
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            click.echo(f"ragguard: error: {_one_line(exc)}", err=True)
+            result = EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
+        except (_Interrupted, click.Abort, KeyboardInterrupt):
+            interrupts.kill_children()
+            click.echo(f"ragguard: interrupted ({interrupts.signal_name()})", err=True)
+            result = interrupts.exit_code()
+        except MemoryError:
+            click.echo(
+                "ragguard: error: out of memory; give the job more memory or split the input",
+                err=True,
+            )
+            result = EXIT_BAD_INPUT
+        code = result if isinstance(result, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return result
+
+
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM, carried past click's own handler to :meth:`RagguardGroup.main`."""
+
+
+def _one_line(exc: click.ClickException) -> str:
+    """A click error as ``PLACE: message; see ragguard CMD --help`` on one line.
+
+    PLACE is the option or argument when click names one, else the command.
+    """
+    if not isinstance(exc, click.UsageError):
+        return " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx else "ragguard"
+    place = command
+    if isinstance(exc, click.NoSuchOption):
+        place = exc.option_name
+    elif isinstance(exc, (click.BadParameter, click.MissingParameter)) and exc.param is not None:
+        param = exc.param
+        place = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+    message = " ".join(exc.format_message().split())
+    return f"{place}: {message}; see {command} --help"
 
 
 def config_option(
@@ -244,6 +303,7 @@ def _explain(question: QuestionResult, k: int) -> str:
 @click.option("--seed", is_flag=True, help="Score the reference text's worked examples instead.")
 def demo(out: Path, seed: bool) -> None:
     """Run the embedded Orders API docs assistant: a baseline and a pull request's change."""
+    check_writable(out / "comment.md")  # before anything is printed
     if seed:
         _seed_demo(out)
         return
@@ -289,7 +349,6 @@ def _seed_demo(out: Path | None) -> None:
 
 DEFAULT_CONFIG = "ragguard.yml"
 EXIT_RUN_ERROR = 3  # too many questions failed (above max_error_rate): the run is not trusted
-EXIT_INTERRUPTED = 130
 
 
 @cli.command()
@@ -369,6 +428,8 @@ def run_command(
     config = load_config(config_path)
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     records_path = out.with_name(stem + ".run.jsonl")
+    for path in (out, records_path):  # before the system is asked anything
+        check_writable(path)
     done: dict[str, RunRecord] = {}
     if resume:
         testset = load_testset(config.testset)
@@ -398,7 +459,7 @@ def run_command(
         click.echo(
             f"interrupted: {len(outcome.records)} of {outcome.total} questions done", err=True
         )
-        raise SystemExit(EXIT_INTERRUPTED)
+        raise SystemExit(interrupts.exit_code())
     if outcome.verdict != "ok":
         raise SystemExit(EXIT_RUN_ERROR)
 
@@ -445,6 +506,11 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     is_flag=True,
     help="A missing BASELINE_FILE gives a 'no baseline yet' report instead of an error.",
 )
+@click.option(
+    "--allow-suite-change",
+    is_flag=True,
+    help="Compare results whose suite names differ (e.g. after renaming the suite).",
+)
 def compare_command(
     baseline_file: Path,
     head_file: Path,
@@ -455,6 +521,7 @@ def compare_command(
     json_path: Path | None,
     template: Path | None,
     allow_missing_baseline: bool,
+    allow_suite_change: bool,
 ) -> None:
     """Compare HEAD_FILE with BASELINE_FILE and gate the merge.
 
@@ -462,7 +529,7 @@ def compare_command(
     """
     from ragguard.baselines import load_baseline
     from ragguard.compare import compare, exit_code
-    from ragguard.files import write_report
+    from ragguard.files import write_all
     from ragguard.formats.junit import comparison_junit
     from ragguard.gate import load_gate_rules
     from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
@@ -479,8 +546,15 @@ def compare_command(
             "for a 'no baseline yet' report",
         )
     stored = None if missing else load_baseline(baseline_file)
+    baseline = None if stored is None else stored.results
+    if baseline is not None and baseline.suite != head.suite and not allow_suite_change:
+        raise InputError(
+            head_file,
+            f"suite {head.suite!r}, but the baseline's is {baseline.suite!r}; compare results "
+            "of one suite, or pass --allow-suite-change",
+        )
     comparison = compare(
-        None if stored is None else stored.results,
+        baseline,
         head,
         rules,
         provenance=None if stored is None else stored.provenance(head),
@@ -491,9 +565,7 @@ def compare_command(
         (junit, lambda: comparison_junit(comparison)),
         (json_path, lambda: comparison_json(comparison)),
     )
-    for path, make in outputs:
-        if path is not None:
-            write_report(path, make())
+    write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
     click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
     raise SystemExit(exit_code(comparison))
@@ -677,4 +749,5 @@ def _run_ci(mode: str | None) -> None:
 
 
 def main() -> None:
+    interrupts.install()
     cli(prog_name="ragguard")

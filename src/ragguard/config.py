@@ -220,11 +220,16 @@ def resolve_file(value: Any, root: Path, fail: Callable[[str], InputError]) -> P
     """A path relative to the config's folder that must name an existing file."""
     if not isinstance(value, str) or not value.strip():
         raise fail(f"expected a file path, found {type_name(value)}")
-    resolved = (root / value).resolve()
-    if not resolved.exists():
-        raise fail(f"file {value!r} not found (paths are relative to {root})")
-    if resolved.is_dir():
-        raise fail(f"{value!r} is a directory, expected a file")
+    if "\0" in value:
+        raise fail("the path holds a NUL byte (\\0); remove it")
+    try:
+        resolved = (root / value).resolve()
+        if not resolved.exists():
+            raise fail(f"file {value!r} not found (paths are relative to {root})")
+        if resolved.is_dir():
+            raise fail(f"{value!r} is a directory, expected a file")
+    except OSError as exc:  # a name too long for the file system
+        raise fail(f"cannot use the path: {exc.strerror or exc}; check it") from None
     return resolved
 
 

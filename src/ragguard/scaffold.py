@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragguard.errors import InputError
+from ragguard.files import write_all
 from ragguard.resources import workflows_dir
 
 WORKFLOW_FILES = ("ragguard.yml", "ragguard-publish.yml")
@@ -161,9 +162,7 @@ def write_starter_suite(
         for path in files:
             if path.exists():
                 raise InputError(path, "already exists; pass --force to overwrite it")
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_all(list(files.items()))  # all or none, folders made as needed
     return Written(tuple(files), add_gitignore_lines(root / ".gitignore"))
 
 
@@ -179,9 +178,7 @@ def write_workflows(
         for target in files:
             if target.exists():
                 raise InputError(target, "already exists; pass --force to overwrite it")
-    Path(target_dir).mkdir(parents=True, exist_ok=True)
-    for target, text in files.items():
-        target.write_text(text, encoding="utf-8")
+    write_all(list(files.items()))  # all or none, folders made as needed
     return list(files)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ragguard.errors import InputError, Where
 from ragguard.runs import Chunk, Run, RunRecord
-from ragguard.sources import read_text
+from ragguard.sources import ascii_int, read_text, split_lines
 from ragguard.testset import MAX_GRADE, Question, TestSet, too_high_grade
 
 
@@ -30,7 +30,7 @@ def load_qrels(path: str | Path) -> TestSet:
 
 def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
     labels: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         fields = line.split()
         if not fields:
             continue
@@ -49,11 +49,12 @@ def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
 
 
 def _grade(text: str, doc: str, where: Where) -> int:
-    if not text.isdigit():
+    grade = ascii_int(text)
+    if grade is None or grade < 0:
         raise where.error(f"grade must be a non-negative integer (0, 1, 2, ...), found {text!r}")
-    if int(text) > MAX_GRADE:
-        raise where.error(too_high_grade(doc, int(text)))
-    return int(text)
+    if grade > MAX_GRADE:
+        raise where.error(too_high_grade(doc, grade))
+    return grade
 
 
 def testset_from_labels(
@@ -93,7 +94,7 @@ def load_trec_run(path: str | Path) -> Run:
 def parse_trec_run(text: str, source: str | Path) -> Run:
     scored: dict[str, dict[str, float]] = {}
     first_line: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         fields = line.split()
         if not fields:
             continue

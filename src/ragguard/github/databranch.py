@@ -180,7 +180,7 @@ def parse_history(data: bytes) -> list[dict[str, Any]]:
     for raw in data.splitlines():
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             lines.append(value)
