@@ -482,3 +482,30 @@ def test_outputs_do_not_depend_on_the_process(tmp_path: Path) -> None:
         )
         outputs.append([(out / name).read_bytes() for name in ("c.json", "c.md", "c.xml")])
     assert outputs[0] == outputs[1]
+
+
+def test_nothing_in_common_with_the_baseline_is_an_error_never_a_pass() -> None:
+    """Another suite's results, a renamed test set: no question id or no metric shared."""
+    renamed = tuple(replace(q, id=f"renamed-{q.id}") for q in QUESTIONS)
+    no_question = compare(results(), head_results(questions=renamed), RULES)
+    assert no_question.n_paired == 0
+    assert no_question.verdict == ERROR and exit_code(no_question) == 3
+    assert [r.text for r in no_question.reasons if r.tier == ERROR] == [
+        "no question id in common with the baseline; nothing was compared"
+    ]
+
+    no_metric = compare(results(metrics="recall@5"), head_results(metrics="mrr"), RULES)
+    assert no_metric.verdict == ERROR and exit_code(no_metric) == 3
+    assert "no metric in common with the baseline; nothing was compared" in [
+        r.text for r in no_metric.reasons
+    ]
+
+
+def test_head_results_without_questions_are_an_error_even_without_a_baseline() -> None:
+    empty = replace(head_results(), questions=())
+    for baseline in (None, results()):
+        comparison = compare(baseline, empty, RULES)
+        assert comparison.verdict == ERROR and exit_code(comparison) == 3
+        assert comparison.reasons[0].text == (
+            "the head results hold no question; nothing was evaluated"
+        )

@@ -8,10 +8,8 @@ import pytest
 
 from ragguard.config import (
     DEFAULT_CONCURRENCY,
-    STARTER_CONFIG,
     load_config,
     parse_duration,
-    write_starter,
 )
 from ragguard.errors import InputError
 from ragguard.metrics.names import DEFAULT_METRICS
@@ -219,33 +217,6 @@ def test_durations(value: object, seconds: float) -> None:
 @pytest.mark.parametrize("value", ["0s", 0, -1, "fast", "10 hours", True, None, float("nan")])
 def test_bad_durations(value: object) -> None:
     assert parse_duration(value) is None
-
-
-def test_starter_config_is_valid_once_the_test_set_exists(suite: Path) -> None:
-    path = write_starter(suite / "ragguard.yml")
-    assert path.read_text(encoding="utf-8") == STARTER_CONFIG
-    config = load_config(path)
-    assert config.system.kind == "python"
-    assert config.system.target == "app.rag:answer"
-    assert config.suite == "my-rag"
-
-
-def test_starter_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
-    path = tmp_path / "ragguard.yml"
-    path.write_text("mine\n")
-    with pytest.raises(InputError, match="--force"):
-        write_starter(path)
-    assert path.read_text() == "mine\n"
-    write_starter(path, force=True)
-    assert path.read_text(encoding="utf-8") == STARTER_CONFIG
-
-
-def test_init_command(ragguard_cli, tmp_path: Path, cli_error) -> None:
-    target = tmp_path / "sub" / "ragguard.yml"
-    result = ragguard_cli("init", "-c", target, "--no-workflows")
-    assert result.exit_code == 0, result.output
-    assert target.read_text(encoding="utf-8") == STARTER_CONFIG
-    cli_error(["init", "-c", target, "--no-workflows"], "already exists", "--force")
 
 
 SECTIONS_SUITE = """\

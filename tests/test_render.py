@@ -74,9 +74,11 @@ def test_comment_matches_golden_file(name: str) -> None:
 def test_golden_comments_say_what_each_case_is_about() -> None:
     regression = render_comment(_comparison("regression-hallucination"))
     assert "**fail**" in regression
-    assert "fell from rank 1 to out of the top 3" in regression
+    assert "*tokens* was at rank 1 and is no longer retrieved" in regression
+    assert "*rate\\-limits* fell from rank 1 to rank 4, out of the top 3" in regression
     assert "Enterprise keys get 5000 requests per minute" in regression
-    assert "support 0.31; closest chunk: quotas" in regression
+    summary = render_summary(_comparison("regression-hallucination"))
+    assert "support 0.31; closest chunk: quotas" in summary  # the full why: job summary
     no_baseline = render_comment(_comparison("no-baseline"))
     assert "No baseline yet" in no_baseline and "ragguard compare baseline.json" in no_baseline
     incomparable = render_comment(_comparison("incomparable"))
@@ -96,8 +98,9 @@ def test_cut_comment_drops_detail_in_order_and_points_to_the_summary() -> None:
     assert comment_length(full) > COMMENT_LIMIT
     assert comment_length(comment) < COMMENT_LIMIT
     assert CUT_NOTE in comment and CUT_NOTE not in full
-    assert "<details>" not in comment  # the collapsed per-question table goes first
+    assert "All 300 questions" in full and "All 300 questions" not in comment
     assert "Newly failing questions (300)" in comment
+    assert "<details><summary>295 more</summary>" in comment  # the first 5, the rest folded
     assert "(see the job summary)" in comment
 
 
@@ -114,9 +117,10 @@ def test_a_summary_over_the_job_summary_limit_is_cut_to_fit() -> None:
 def test_metric_table_has_direction_marks_and_statistics() -> None:
     text = render_comment(_comparison("regression-hallucination"))
     row = next(line for line in text.splitlines() if line.startswith("| `hit_rate@3`"))
-    assert "▼ −0.250" in row and "p = 0.5" in row and "[" in row
+    assert "▼ −0.250" in row and "p = 0.500" in row and "[" in row
     html = _html(text)
-    assert html.count("<table>") == 4  # metrics, tags, latency, all questions
+    assert html.count("<table>") == 2  # metrics, tags (latency is a line; questions: summary)
+    assert _html(render_summary(_comparison("regression-hallucination"))).count("<table>") == 3
 
 
 HOSTILE = {
@@ -253,4 +257,6 @@ def test_junit_has_a_testcase_per_question_and_metric_rule() -> None:
 def test_terminal_report_lists_verdict_metrics_and_failing_questions() -> None:
     text = comparison_terminal(_comparison("regression-hallucination"))
     assert text.splitlines()[0] == "ragguard compare · suite orders-api: FAIL"
-    assert "retry-429" in text and "rank 1 -> rank 4 (top 3)" in text
+    assert (
+        "retry-429" in text and "rate-limits fell from rank 1 to rank 4, out of the top 3" in text
+    )

@@ -193,7 +193,7 @@ def _mutated(change) -> dict:
         (
             lambda d: d["questions"][0]["metrics"].update(mrr=None),
             "questions[0].metrics.mrr",
-            "metric values must be numbers",
+            "metric values must be finite numbers",
         ),
         (
             lambda d: d["questions"][0]["retrieved"].append(7),

@@ -359,3 +359,35 @@ def test_line_log_opens_on_the_first_line_and_replaces_an_old_log(tmp_path) -> N
     log("second\n")
     log.close()
     assert path.read_text() == "first\nsecond\n"
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_each_answer_is_journalled_before_its_thread_asks_the_next_question(
+    concurrency: int,
+) -> None:
+    """A system that kills the process while answering loses no earlier answer: the thread
+    that got an answer hands it to on_record before it takes another question."""
+    journalled: list[str] = []
+    lock = threading.Lock()
+    asked_by: dict[str, list[str]] = {}
+
+    def answer(question: Question) -> Answer:
+        name = threading.current_thread().name
+        with lock:
+            earlier = asked_by.setdefault(name, [])
+            missing = [qid for qid in earlier if qid not in journalled]
+            earlier.append(question.id)
+        assert not missing, f"{question.id} asked before {missing} was journalled"
+        return ok(question)
+
+    def on_record(record: RunRecord) -> None:
+        with lock:
+            journalled.append(record.id)
+
+    adapter = FunctionAdapter(answer)
+    outcome = run_questions(
+        adapter, questions(12), RunSettings(concurrency=concurrency), on_record=on_record
+    )
+
+    assert outcome.errors == 0, [r.error for r in outcome.records.values() if r.error]
+    assert sorted(journalled) == sorted(f"q{i}" for i in range(12))

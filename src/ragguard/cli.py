@@ -1,17 +1,19 @@
 """The command line: parse, call the core, map errors to exit codes.
 
-Exit codes: 0 success, 2 bad input (one line on stderr, no traceback).
+Exit codes: 0 success, 2 bad input or a usage mistake (one line on stderr, no traceback),
+130 interrupted by Ctrl-C, 143 cancelled by SIGTERM (README.md, docs/config.md).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ragguard import __version__
+from ragguard import __version__, interrupts
 from ragguard.errors import InputError
 
 if TYPE_CHECKING:
@@ -26,7 +28,11 @@ EXIT_BAD_INPUT = 2
 
 
 class RagguardGroup(click.Group):
-    """Turns :class:`InputError` into one line on stderr and exit code 2."""
+    """Turns bad input, usage mistakes and interrupts into one line on stderr and an exit code.
+
+    :class:`InputError` and click's usage errors exit 2; Ctrl-C exits 130 and SIGTERM 143
+    (the children the run started are killed first); running out of memory exits 2.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -34,6 +40,59 @@ class RagguardGroup(click.Group):
         except InputError as exc:
             click.echo(f"ragguard: error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except OSError as exc:
+            if exc.filename is None:
+                raise
+            from ragguard.sources import bad_path
+
+            error = bad_path(exc.filename, exc)  # e.g. a path too long, a folder not writable
+            click.echo(f"ragguard: error: {error}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:  # past click's handler, which prints a blank line first
+            raise _Interrupted from None
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            click.echo(f"ragguard: error: {_one_line(exc)}", err=True)
+            result = EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code
+        except (_Interrupted, click.Abort, KeyboardInterrupt):
+            interrupts.kill_children()
+            click.echo(f"ragguard: interrupted ({interrupts.signal_name()})", err=True)
+            result = interrupts.exit_code()
+        except MemoryError:
+            click.echo(
+                "ragguard: error: out of memory; give the job more memory or split the input",
+                err=True,
+            )
+            result = EXIT_BAD_INPUT
+        code = result if isinstance(result, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return result
+
+
+class _Interrupted(Exception):
+    """Ctrl-C or SIGTERM, carried past click's own handler to :meth:`RagguardGroup.main`."""
+
+
+def _one_line(exc: click.ClickException) -> str:
+    """A click error as ``PLACE: message; see ragguard CMD --help`` on one line.
+
+    PLACE is the option or argument when click names one, else the command.
+    """
+    if not isinstance(exc, click.UsageError):
+        return " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx else "ragguard"
+    place = command
+    if isinstance(exc, click.NoSuchOption):
+        place = exc.option_name
+    elif isinstance(exc, (click.BadParameter, click.MissingParameter)) and exc.param is not None:
+        param = exc.param
+        place = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+    message = " ".join(exc.format_message().split())
+    return f"{place}: {message}; see {command} --help"
 
 
 def config_option(
@@ -362,6 +421,9 @@ def _explain(question: QuestionResult, k: int) -> str:
 @click.option("--seed", is_flag=True, help="Score the reference text's worked examples instead.")
 def demo(out: Path, seed: bool) -> None:
     """Run the embedded Orders API docs assistant: a baseline and a pull request's change."""
+    from ragguard.files import check_writable
+
+    check_writable(out / "comment.md")  # before anything is printed
     if seed:
         _seed_demo(out)
         return
@@ -411,8 +473,8 @@ def _seed_demo(out: Path | None) -> None:
         click.echo(f"results written to {out}/")
 
 
+DEFAULT_CONFIG = "ragguard.yml"
 EXIT_RUN_ERROR = 3  # too many questions failed (above max_error_rate): the run is not trusted
-EXIT_INTERRUPTED = 130
 
 
 @cli.command()
@@ -435,20 +497,22 @@ EXIT_INTERRUPTED = 130
 def init(
     config_path: Path, workflows_dir: Path, no_workflows: bool, matrix: bool, force: bool
 ) -> None:
-    """Write a commented starter ragguard.yml and the GitHub workflow files."""
-    from ragguard.config import write_starter
-    from ragguard.scaffold import write_workflows
+    """Write a working example suite (ragguard.yml, three questions, a tiny system), the
+    GitHub workflow files, and .gitignore lines for ragguard's outputs."""
+    from ragguard.scaffold import EXAMPLE_SUITE, next_steps, write_starter_suite
 
-    if not force and config_path.exists():
-        raise InputError(config_path, "already exists; pass --force to overwrite it")
-    workflows = [] if no_workflows else write_workflows(workflows_dir, force=force, matrix=matrix)
-    write_starter(config_path, force=force)
-    for path in (config_path, *workflows):
-        click.echo(f"wrote {path}")
-    click.echo(
-        "next: edit testset and system in the config, run `ragguard run`, then commit; "
-        "protect main with the status check ragguard/<suite> (docs/action.md)"
+    written = write_starter_suite(
+        config_path,
+        workflows_dir=None if no_workflows else workflows_dir,
+        matrix=matrix,
+        force=force,
     )
+    for path in written.paths:
+        click.echo(f"wrote {path}")
+    if written.gitignore is not None:
+        click.echo(f"added ragguard's result files to {written.gitignore}")
+    for line in next_steps(EXAMPLE_SUITE, config_path, not no_workflows):
+        click.echo(line)
 
 
 @cli.command("run")
@@ -481,6 +545,7 @@ def run_command(
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
     from ragguard.config import load_config
+    from ragguard.files import check_writable
     from ragguard.gitinfo import current_commit
     from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
     from ragguard.render import terminal_report
@@ -494,6 +559,8 @@ def run_command(
     config = load_config(config_path)
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     records_path = out.with_name(stem + ".run.jsonl")
+    for path in (out, records_path):  # before the system is asked anything
+        check_writable(path)
     done: dict[str, RunRecord] = {}
     if resume:
         testset = load_testset(config.testset)
@@ -523,7 +590,7 @@ def run_command(
         click.echo(
             f"interrupted: {len(outcome.records)} of {outcome.total} questions done", err=True
         )
-        raise SystemExit(EXIT_INTERRUPTED)
+        raise SystemExit(interrupts.exit_code())
     if outcome.verdict != "ok":
         raise SystemExit(EXIT_RUN_ERROR)
 
@@ -553,7 +620,8 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
 @click.argument("baseline_file", type=click.Path(path_type=Path))
 @click.argument("head_file", type=click.Path(path_type=Path))
 @config_option(
-    "ragguard.yml whose gate: section sets the rules (default: the documented defaults)."
+    "ragguard.yml whose gate: section sets the rules, as `run` reads it "
+    "(default: ./ragguard.yml if present, else the documented defaults)."
 )
 @click.option("--markdown", type=click.Path(path_type=Path), help="Write the PR comment here.")
 @click.option(
@@ -571,6 +639,11 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     is_flag=True,
     help="A missing BASELINE_FILE gives a 'no baseline yet' report instead of an error.",
 )
+@click.option(
+    "--allow-suite-change",
+    is_flag=True,
+    help="Compare results whose suite names differ (e.g. after renaming the suite).",
+)
 def compare_command(
     baseline_file: Path,
     head_file: Path,
@@ -581,18 +654,22 @@ def compare_command(
     json_path: Path | None,
     template: Path | None,
     allow_missing_baseline: bool,
+    allow_suite_change: bool,
 ) -> None:
     """Compare HEAD_FILE with BASELINE_FILE and gate the merge.
 
     Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
     """
+    from ragguard.baselines import load_baseline
     from ragguard.compare import compare, exit_code
-    from ragguard.files import write_report
+    from ragguard.files import write_all
     from ragguard.formats.junit import comparison_junit
     from ragguard.gate import load_gate_rules
     from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
     from ragguard.results import load_results
 
+    if config_path is None and Path(DEFAULT_CONFIG).is_file():
+        config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
     rules = load_gate_rules(config_path)
     head = load_results(head_file)
     missing = not baseline_file.exists()
@@ -602,17 +679,29 @@ def compare_command(
             "baseline results not found; check the path, or pass --allow-missing-baseline "
             "for a 'no baseline yet' report",
         )
-    comparison = compare(None if missing else load_results(baseline_file), head, rules)
+    stored = None if missing else load_baseline(baseline_file)
+    baseline = None if stored is None else stored.results
+    if baseline is not None and baseline.suite != head.suite and not allow_suite_change:
+        raise InputError(
+            head_file,
+            f"suite {head.suite!r}, but the baseline's is {baseline.suite!r}; compare results "
+            "of one suite, or pass --allow-suite-change",
+        )
+    comparison = compare(
+        baseline,
+        head,
+        rules,
+        provenance=None if stored is None else stored.provenance(head),
+    )
     outputs = (
         (markdown, lambda: render_comment(comparison, template)),
         (summary, lambda: render_summary(comparison, template)),
         (junit, lambda: comparison_junit(comparison)),
         (json_path, lambda: comparison_json(comparison)),
     )
-    for path, make in outputs:
-        if path is not None:
-            write_report(path, make())
+    write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
+    click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
     raise SystemExit(exit_code(comparison))
 
 
@@ -628,6 +717,59 @@ def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:
             raise InputError("--judge", "needs a judge: section; pass --config ragguard.yml")
         return default
     return config_file
+
+
+@cli.group("baseline")
+def baseline_group() -> None:
+    """The baselines CI stores on the data branch."""
+
+
+@baseline_group.command("fetch")
+@config_option("The suite's ragguard.yml (for its suite name).", default=DEFAULT_CONFIG)
+@click.option("--suite", help="The suite (default: suite: in the config).")
+@click.option("--branch", default="main", show_default=True, help="The target branch.")
+@click.option("--commit", help="The baseline of this commit (a sha or a unique prefix).")
+@click.option("--remote", default="origin", show_default=True, help="The git remote.")
+@click.option(
+    "--data-branch", default="ragguard-data", show_default=True, help="Where CI stores them."
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default="baseline.json",
+    show_default=True,
+    help="Where to write it (ragguard compare reads it as it is).",
+)
+def baseline_fetch(
+    config_path: Path,
+    suite: str | None,
+    branch: str,
+    commit: str | None,
+    remote: str,
+    data_branch: str,
+    out: Path,
+) -> None:
+    """Fetch the stored baseline of a branch (the newest) or of a commit, with git."""
+    from ragguard.baselines import load_baseline
+    from ragguard.config import load_config
+    from ragguard.fetch import fetch_baseline
+    from ragguard.files import write_report
+
+    if suite is None:
+        if not config_path.is_file():
+            raise InputError(config_path, "not found; pass --suite NAME or -c ragguard.yml")
+        suite = load_config(config_path).suite
+    fetched = fetch_baseline(
+        Path.cwd(), suite, branch=branch, commit=commit, remote=remote, data_branch=data_branch
+    )
+    write_report(out, fetched.document.decode("utf-8"))
+    stored = load_baseline(out)
+    which = stored.commit[:12] if stored.commit else "commit not recorded"
+    click.echo(
+        f"baseline of {suite}: {which} on {stored.branch or branch}"
+        f", saved {stored.created_at or 'at an unknown time'} ({fetched.path}); written to {out}"
+    )
+    click.echo(f"next: ragguard compare {out} results.json")
 
 
 @cli.command("calibrate")
@@ -743,4 +885,5 @@ def _run_ci(mode: str | None) -> None:
 
 
 def main() -> None:
+    interrupts.install()
     cli(prog_name="ragguard")

@@ -220,11 +220,16 @@ def resolve_file(value: Any, root: Path, fail: Callable[[str], InputError]) -> P
     """A path relative to the config's folder that must name an existing file."""
     if not isinstance(value, str) or not value.strip():
         raise fail(f"expected a file path, found {type_name(value)}")
-    resolved = (root / value).resolve()
-    if not resolved.exists():
-        raise fail(f"file {value!r} not found (paths are relative to {root})")
-    if resolved.is_dir():
-        raise fail(f"{value!r} is a directory, expected a file")
+    if "\0" in value:
+        raise fail("the path holds a NUL byte (\\0); remove it")
+    try:
+        resolved = (root / value).resolve()
+        if not resolved.exists():
+            raise fail(f"file {value!r} not found (paths are relative to {root})")
+        if resolved.is_dir():
+            raise fail(f"{value!r} is a directory, expected a file")
+    except OSError as exc:  # a name too long for the file system
+        raise fail(f"cannot use the path: {exc.strerror or exc}; check it") from None
     return resolved
 
 
@@ -347,41 +352,3 @@ def parse_duration(value: Any) -> float | None:
     else:
         return None
     return seconds if seconds > 0 else None
-
-
-STARTER_CONFIG = """\
-# ragguard.yml: how ragguard runs and scores your RAG system. Paths are relative to this file.
-# Reference: docs/config.md (every key) and docs/adapters.md (the ways to run your system).
-
-suite: my-rag                      # a name for this suite (letters, digits, . _ -)
-testset: eval/testset.yaml         # labelled questions: .yaml, .jsonl or .csv
-# corpus: eval/chunks.jsonl        # optional chunk text {"id": ..., "text": ...} for id-only runs
-
-system:
-  # Exactly one of python / command / http / recorded.
-  python: app.rag:answer           # package.module:function, imported from this folder
-  # command: python rag.py --batch # questions as JSONL on stdin, run JSONL on stdout
-  # command: [python, rag.py, --question, "{question}"]   # or one process per question
-  # http: http://127.0.0.1:8000/ask
-  # method: POST
-  # headers: {Authorization: "Bearer ${RAG_API_TOKEN}"}   # secrets from the environment
-  # body: {query: "{question}", top_k: 5}
-  # response: {retrieved: /contexts, id: doc_id, text: content, answer: /answer}
-  # recorded: eval/run.jsonl       # a run made elsewhere
-  concurrency: 4                   # questions in flight at once
-  timeout: 30s                     # per question (500ms, 30s, 2m)
-  retries: 2                       # on connection errors, 429 and 5xx, with backoff
-  max_error_rate: 0.05             # more failed questions than this: the run's verdict is error
-
-metrics: [hit_rate@1, hit_rate@3, recall@5, mrr, ndcg@3]
-"""
-
-
-def write_starter(path: str | Path, *, force: bool = False) -> Path:
-    """Write the commented starter ragguard.yml; refuse to overwrite unless ``force``."""
-    path = Path(path)
-    if path.exists() and not force:
-        raise InputError(path, "already exists; pass --force to overwrite it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(STARTER_CONFIG, encoding="utf-8")
-    return path

@@ -12,33 +12,49 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Mapping
-from contextlib import suppress
 from pathlib import Path
 from typing import IO
 
 from ragguard.errors import InputError, Where
+from ragguard.files import write_report
 from ragguard.runs import RunRecord, dump_run, record_from_mapping
 from ragguard.sources import iter_jsonl_objects, read_text
 
 
 class RecordJournal:
-    """Appends records as JSON lines, flushed one by one (thread-safe)."""
+    """Appends records as JSON lines, flushed one by one (thread-safe).
+
+    The file is opened (and, unless appending, emptied) at the first record, so a run that
+    stops on bad input before asking anything leaves an earlier records file as it was.
+    """
 
     def __init__(self, path: Path, *, append: bool) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] = path.open("a" if append else "w", encoding="utf-8")
+        self._mode = "a" if append else "w"
+        self._file: IO[str] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, record: RunRecord) -> None:
         line = json.dumps(record.to_dict(), ensure_ascii=False, allow_nan=False) + "\n"
         with self._lock:
+            if self._file is None:
+                self._file = self._open()
             self._file.write(line)
             self._file.flush()
 
+    def _open(self) -> IO[str]:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return self.path.open(self._mode, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(
+                self.path, f"cannot write the run records: {exc.strerror or exc}"
+            ) from None
+
     def close(self) -> None:
         with self._lock:
-            self._file.close()
+            if self._file is not None:
+                self._file.close()
 
 
 def read_journal(path: Path) -> dict[str, RunRecord]:
@@ -76,11 +92,4 @@ def records_to_keep(
 
 def write_records(path: Path, records: Iterable[RunRecord]) -> None:
     """Replace the records file atomically with the final, ordered records."""
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        temporary.write_text(dump_run(records), encoding="utf-8")
-        temporary.replace(path)
-    except OSError as exc:
-        with suppress(OSError):
-            temporary.unlink(missing_ok=True)
-        raise InputError(path, f"cannot write the run records: {exc.strerror or exc}") from None
+    write_report(path, dump_run(records))

@@ -20,7 +20,14 @@ from typing import Any
 from ragguard import __version__
 from ragguard.bulk import collector_paused
 from ragguard.errors import InputError
-from ragguard.sources import parse_json_value, read_text, shown, type_name
+from ragguard.sources import (
+    described_number,
+    is_finite_number,
+    parse_json_value,
+    read_text,
+    shown,
+    type_name,
+)
 
 SCHEMA = "ragguard.results/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
@@ -307,7 +314,13 @@ class _Reader:
         value = data[key]
         if value is None and optional:
             return None
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        if kind is float and (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            if not is_finite_number(value):
+                raise InputError(
+                    self.source,
+                    f"expected a finite number, found {described_number(value)}",
+                    key=where,
+                )
             return float(value)
         if not isinstance(value, kind) or (isinstance(value, bool) and kind in (int, float)):
             raise InputError(
@@ -435,7 +448,7 @@ def _shard(read: _Reader, entry: Any, size: int) -> ShardInfo | None:
 
 def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
     ci = read.get(entry, "ci", list, path)
-    if len(ci) != 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in ci):
+    if len(ci) != 2 or not all(is_finite_number(v) for v in ci):
         raise InputError(read.source, "expected [low, high]", key=f"{path}.ci")
     return MetricSummary(
         value=read.get(entry, "value", float, path),
@@ -504,10 +517,10 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
         raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")
     metrics = read.get(entry, "metrics", dict, path)
     for name, value in metrics.items():
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
+        if not is_finite_number(value):
             raise InputError(
                 read.source,
-                f"metric values must be numbers, found {type_name(value)}",
+                f"metric values must be finite numbers, found {described_number(value)}",
                 key=f"{path}.metrics.{name}",
             )
     sentences = tuple(

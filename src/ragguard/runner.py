@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from queue import Empty, Queue
@@ -19,6 +20,7 @@ from typing import IO, Any, Protocol
 
 import click
 
+from ragguard import interrupts
 from ragguard.config import Config, RunSettings
 from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, generation_setup
@@ -123,20 +125,32 @@ def run_questions(
 
 class _Records:
     """The records so far, the first per question; each is handed to ``on_record`` as it is
-    added, and the errors are counted as they come (progress asks after every record)."""
+    added, and the errors are counted as they come (progress asks after every record).
+
+    Thread-safe: the thread that got an answer adds it, so it is journalled before that
+    thread asks the next question (a system that then kills the process loses nothing).
+    After :meth:`freeze` (the run was interrupted) later answers are ignored.
+    """
 
     def __init__(self, on_record: Callable[[RunRecord], object] | None) -> None:
         self.by_id: dict[str, RunRecord] = {}
         self.errors = 0
         self.on_record = on_record
+        self._lock = threading.Lock()
+        self._frozen = False
 
     def add(self, record: RunRecord) -> None:
-        if record.id in self.by_id:
-            return
-        self.by_id[record.id] = record
-        self.errors += bool(record.error)
-        if self.on_record is not None:
-            self.on_record(record)
+        with self._lock:
+            if self._frozen or record.id in self.by_id:
+                return
+            if self.on_record is not None:
+                self.on_record(record)
+            self.by_id[record.id] = record
+            self.errors += bool(record.error)
+
+    def freeze(self) -> None:
+        with self._lock:
+            self._frozen = True
 
     def __contains__(self, question_id: object) -> bool:
         return question_id in self.by_id
@@ -161,7 +175,8 @@ def _run_pool(
     todo: Queue[Question] = Queue()
     for question in questions:
         todo.put(question)
-    finished: Queue[RunRecord] = Queue()
+    finished: Queue[str] = Queue()  # wakes the main thread after each record
+    failures: list[BaseException] = []
 
     def work() -> None:
         while not stop.is_set():
@@ -170,26 +185,34 @@ def _run_pool(
             except Empty:
                 return
             try:
-                finished.put(ask(question))
+                record = ask(question)
             except BaseException as exc:  # never lose a question, whatever escaped
-                finished.put(error_record(question.id, _describe(exc)))
+                record = error_record(question.id, _describe(exc))
+            try:
+                done.add(record)  # journalled before this thread takes the next question
+            except BaseException as exc:  # e.g. the records file cannot be written
+                failures.append(exc)
+                stop.set()
+            finished.put(question.id)
 
     workers = min(settings.concurrency, len(questions))
     for index in range(workers):
         name = f"ragguard-question-{index}"
         threading.Thread(target=work, name=name, daemon=True).start()
     try:
-        while len(done) < len(questions):
-            try:
-                record = finished.get(timeout=TICK_SECONDS)
-            except Empty:
-                progress.update(len(done), done.errors)
-                continue
-            done.add(record)
+        while len(done) < len(questions) and not failures:
+            with suppress(Empty):
+                finished.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
+        progress.update(len(done), done.errors)
     except KeyboardInterrupt:
         stop.set()
+        done.freeze()
+        interrupts.kill_children()
         return True
+    if failures:
+        done.freeze()
+        raise failures[0]
     return False
 
 
@@ -203,12 +226,18 @@ def _run_batch(
 ) -> bool:
     """Run a batch adapter in a thread; the main thread collects records and shows progress."""
     known = {q.id for q in questions}
-    arrived: Queue[RunRecord] = Queue()
+    arrived: Queue[str] = Queue()  # wakes the main thread after each record
     failure: list[BaseException] = []
+
+    def emit(record: RunRecord) -> None:
+        """Journal the record before the batch reads the next answer."""
+        if record.id in known:
+            done.add(record)
+        arrived.put(record.id)
 
     def work() -> None:
         try:
-            adapter.run_batch(questions, settings.timeout, arrived.put, stop)
+            adapter.run_batch(questions, settings.timeout, emit, stop)
         except BaseException as exc:  # reported below, for every unanswered question
             failure.append(exc)
 
@@ -216,15 +245,13 @@ def _run_batch(
     worker.start()
     try:
         while worker.is_alive() or not arrived.empty():
-            try:
-                record = arrived.get(timeout=TICK_SECONDS)
-            except Empty:
-                continue
-            if record.id in known:
-                done.add(record)
+            with suppress(Empty):
+                arrived.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
     except KeyboardInterrupt:
         stop.set()
+        done.freeze()
+        interrupts.kill_children()
         worker.join(timeout=5)
         return True
     if failure:

@@ -20,7 +20,8 @@ from ragguard.errors import InputError, Where
 from ragguard.sources import (
     is_finite_number,
     iter_jsonl_objects,
-    read_text,
+    iter_lines,
+    same_after_normalising,
     shown,
     span_of,
     type_name,
@@ -111,19 +112,30 @@ class Run:
                 raise InputError(
                     self.source or "run",
                     f"run entry for unknown question id {question_id!r}; "
-                    "it is not in the test set (a typo, or a stale run file?)",
+                    + _why_unknown(question_id, known),
                     line=self.lines.get(question_id),
                 )
 
 
+def _why_unknown(question_id: str, known: set[str]) -> str:
+    twin = same_after_normalising([question_id, *known])
+    if twin and question_id in twin:
+        other = twin[0] if twin[1] == question_id else twin[1]
+        return (
+            f"the test set has {other!r}, which differs only in Unicode normalisation (NFC); "
+            "ids are compared exactly, so write it the same way"
+        )
+    return "it is not in the test set (a typo, or a stale run file?)"
+
+
 def load_run(path: str | Path) -> Run:
-    """Load a recorded run in JSON Lines."""
+    """Load a recorded run in JSON Lines, streamed: one line is held at a time."""
     path = Path(path)
-    text = read_text(path, what="run file")
-    return parse_run_jsonl(text, path)
+    return parse_run_jsonl(iter_lines(path, what="run file"), path)
 
 
-def parse_run_jsonl(text: str, source: str | Path) -> Run:
+def parse_run_jsonl(text: str | Iterable[tuple[int, str]], source: str | Path) -> Run:
+    """A run from JSON Lines text, or from numbered lines (as :func:`iter_lines` streams)."""
     records: dict[str, RunRecord] = {}
     lines: dict[str, int] = {}
     for number, obj in iter_jsonl_objects(text, source):
@@ -149,7 +161,8 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
         question_id = str(question_id)
     if not isinstance(question_id, str) or not question_id:
         raise where.error("every run entry needs the question id as a string", key="id")
-    retrieved = obj.get("retrieved") or []
+    retrieved = obj.get("retrieved")
+    retrieved = [] if retrieved is None else retrieved
     if not isinstance(retrieved, list):
         raise where.error(
             f"expected a list in rank order, found {type_name(retrieved)}", key="retrieved"
@@ -266,9 +279,8 @@ def load_corpus(path: str | Path) -> dict[str, str]:
 def load_corpus_chunks(path: str | Path) -> dict[str, Chunk]:
     """The corpus as chunks: text, and ``doc``/``chars``/``lines`` when an entry gives them."""
     path = Path(path)
-    text = read_text(path, what="corpus")
     corpus: dict[str, Chunk] = {}
-    for number, obj in iter_jsonl_objects(text, path):
+    for number, obj in iter_jsonl_objects(iter_lines(path, what="corpus"), path):
         where = Where(path, number)
         chunk_id = obj.get("id", obj.get("_id"))
         if isinstance(chunk_id, int) and not isinstance(chunk_id, bool):

@@ -21,7 +21,7 @@ from ragguard.results import QuestionResult, Results, ShardInfo
 from ragguard.scoring import summarize
 from ragguard.testset import Question, TestSet
 
-SHARD_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+SHARD_PATTERN = re.compile(r"\s*([0-9]{1,9})\s*/\s*([0-9]{1,9})\s*", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +40,7 @@ class Shard:
 
 def parse_shard(text: str) -> Shard:
     """``"2/3"`` -> ``Shard(2, 3)``; anything else is a one-line input error."""
-    match = SHARD_PATTERN.match(text)
+    match = SHARD_PATTERN.fullmatch(text)
     if not match:
         raise InputError("--shard", f"{text!r} is not i/n; write e.g. --shard 1/3")
     index, count = int(match.group(1)), int(match.group(2))

@@ -10,7 +10,9 @@ import difflib
 import io
 import json
 import math
-from collections.abc import Iterator, Sequence
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,28 +24,114 @@ from ragguard.errors import InputError, Where
 def read_text(path: str | Path, *, what: str = "file") -> str:
     """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(path, f"{what} not found; check the path")
-    if path.is_dir():
-        raise InputError(path, f"is a directory, expected a {what}")
+    _check_is_file(path, what)
     try:
         data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the {what}: {exc.strerror or exc}") from None
-    try:
         text = data.decode("utf-8-sig")
+    except OSError as exc:
+        raise cannot_read(path, what, exc) from None
+    except MemoryError:
+        raise out_of_memory(path, what) from None
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path,
-            f"not UTF-8 (byte 0x{data[exc.start]:02x}); save the file as UTF-8",
-            line=line,
-        ) from None
+        raise _not_utf8(path, data[exc.start], line) from None
     if not text.strip():
-        raise InputError(
-            path, f"{what} is empty (or only whitespace); check the path or fill it in"
-        )
+        raise _empty(path, what)
     return text
+
+
+def iter_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, str]]:
+    """Stream (line number, line) from a UTF-8 text file, holding one line at a time.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r`` (as :func:`split_lines`); a file with no
+    non-blank line is an error, raised once it has been read.
+    """
+    path = Path(path)
+    _check_is_file(path, what)
+    blank = True
+    try:
+        with path.open(encoding="utf-8-sig", newline=None) as file:
+            for number, line in enumerate(file, start=1):
+                line = line.removesuffix("\n")
+                blank = blank and not line.strip()
+                yield number, line
+    except OSError as exc:
+        raise cannot_read(path, what, exc) from None
+    except MemoryError:
+        raise out_of_memory(path, what) from None
+    except UnicodeDecodeError:
+        raise _first_undecodable_line(path) from None
+    if blank:
+        raise _empty(path, what)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, ending at ``\n``, ``\r\n`` or ``\r`` only.
+
+    Not :meth:`str.splitlines`: it also breaks at ``\f``, ``\x1c``-``\x1e``, ``\x85``,
+    U+2028 and U+2029, which are ordinary characters inside a JSON string or a question, so
+    line numbers would drift and a valid JSON line would be cut in two.
+    """
+    lines = _LINE_BREAK.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_is_file(path: Path, what: str) -> None:
+    if "\0" in str(path):
+        raise bad_path(path, ValueError("a NUL byte in the name"))
+    try:
+        if not path.exists():
+            raise InputError(path, f"{what} not found; check the path")
+        if path.is_dir():
+            raise InputError(path, f"is a directory, expected a {what}")
+    except (OSError, ValueError) as exc:  # a name too long, or a NUL byte in it
+        raise bad_path(path, exc) from None
+
+
+def bad_path(path: str | Path, exc: OSError | ValueError) -> InputError:
+    """The error for a path the system cannot even look up (too long, a NUL byte)."""
+    shown_path = str(path).replace("\0", "\\0")
+    if len(shown_path) > 120:
+        shown_path = shown_path[:60] + "…" + shown_path[-40:]
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(shown_path, f"cannot use this path ({reason}); check the name and folder")
+
+
+def cannot_read(path: Path, what: str, exc: OSError) -> InputError:
+    return InputError(path, f"cannot read the {what}: {exc.strerror or exc}")
+
+
+def out_of_memory(path: str | Path, what: str) -> InputError:
+    """Running out of memory while reading a file, as a one-line error naming it."""
+    return InputError(
+        path,
+        f"out of memory reading the {what}; split it into smaller files or give the job "
+        "more memory",
+    )
+
+
+def _not_utf8(path: Path, byte: int, line: int) -> InputError:
+    return InputError(path, f"not UTF-8 (byte 0x{byte:02x}); save the file as UTF-8", line=line)
+
+
+def _first_undecodable_line(path: Path) -> InputError:
+    """The error for the first line of ``path`` that is not UTF-8, read again in bytes."""
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return _not_utf8(path, raw[exc.start], number)
+    return InputError(path, "not UTF-8; save the file as UTF-8")
+
+
+def _empty(path: Path, what: str) -> InputError:
+    return InputError(path, f"{what} is empty (or only whitespace); check the path or fill it in")
 
 
 class LineDict(dict):
@@ -104,9 +192,13 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _co
 
 
 def parse_yaml(text: str, source: str | Path) -> Any:
-    """Parse YAML into LineDict/LineList values; syntax errors name the line."""
+    """Parse YAML into LineDict/LineList values; syntax errors name the line.
+
+    Aliases that would expand to more than :data:`MAX_YAML_EXPANSION` values (a "billion
+    laughs") and nesting deeper than Python can follow are refused.
+    """
     try:
-        return yaml.load(text, Loader=_LineLoader)
+        data = yaml.load(text, Loader=_LineLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -121,6 +213,69 @@ def parse_yaml(text: str, source: str | Path) -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise InputError(source, f"YAML syntax error: {exc}") from None
+    except RecursionError:
+        raise InputError(source, TOO_DEEP) from None
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit
+        raise InputError(source, number_problem(exc)) from None
+    if "&" in text and "*" in text:  # only anchors and aliases share values
+        _check_expansion(data, source)
+    return data
+
+
+MIN_YAML_EXPANSION = 100_000
+YAML_EXPANSION_FACTOR = 100
+TOO_DEEP = "nested too deeply (hundreds of levels of lists or mappings); flatten it"
+
+
+def _check_expansion(data: Any, source: str | Path) -> None:
+    """Refuse a document whose aliases repeat shared values without bound ("billion laughs").
+
+    A YAML alias makes two places hold the same object; code that walks the value (a body
+    template filled for every question) visits it once per place. A document may expand to
+    YAML_EXPANSION_FACTOR times its distinct values (at least MIN_YAML_EXPANSION): ordinary
+    reuse of an anchor stays far below that, an alias bomb goes past it within a few levels.
+    """
+    limit = max(MIN_YAML_EXPANSION, YAML_EXPANSION_FACTOR * _distinct_values(data))
+    if expands_beyond(data, limit):
+        line = getattr(data, "line", None)
+        raise InputError(
+            source,
+            f"YAML aliases (*name) expand it to over {limit:,} values; write the values out "
+            "instead of repeating aliases of aliases",
+            line=line or None,
+        )
+
+
+def _distinct_values(data: Any) -> int:
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return len(seen)
+
+
+def expands_beyond(data: Any, limit: int) -> bool:
+    """Whether walking ``data`` (each shared value once per place) visits over ``limit``
+    values; stops as soon as it does, so a billion-value alias bomb costs ``limit`` steps."""
+    budget = limit
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        budget -= 1
+        if budget < 0:
+            return True
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
 
 
 def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> str:
@@ -156,15 +311,41 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_json_value(text: str) -> Any:
-    """Parse JSON, refusing NaN, Infinity (they would poison every mean) and repeated keys."""
-    return json.loads(
-        text, parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
-    )
+    """Parse JSON, refusing NaN, Infinity (they would poison every mean) and repeated keys.
+
+    Every failure is a ValueError with a message for the user: JSON nested deeper than
+    Python can follow, or an integer over Python's 4,300-digit limit, included.
+    """
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
+        )
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise ValueError(number_problem(exc)) from None
+
+
+def number_problem(exc: ValueError) -> str:
+    """A user's wording of Python's refusal of an integer with over 4,300 digits."""
+    text = str(exc)
+    if text.startswith("Exceeds the limit"):
+        return "a number with thousands of digits; write a shorter number, or quote it as a string"
+    return text
 
 
 def iter_jsonl(text: str, source: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, value) for each non-blank line of a JSON Lines text."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    return iter_jsonl_lines(enumerate(split_lines(text), start=1), source)
+
+
+def iter_jsonl_lines(
+    lines: Iterable[tuple[int, str]], source: str | Path
+) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, value) for each non-blank numbered line of JSON Lines."""
+    for number, line in lines:
         if not line.strip():
             continue
         try:
@@ -180,9 +361,13 @@ def iter_jsonl(text: str, source: str | Path) -> Iterator[tuple[int, Any]]:
             raise InputError(source, f"invalid JSON: {exc}", line=number) from None
 
 
-def iter_jsonl_objects(text: str, source: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Like :func:`iter_jsonl`, but every line must hold a JSON object."""
-    for number, value in iter_jsonl(text, source):
+def iter_jsonl_objects(
+    text: str | Iterable[tuple[int, str]], source: str | Path
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Like :func:`iter_jsonl` (given the text, or numbered lines such as :func:`iter_lines`
+    streams), but every line must hold a JSON object."""
+    values = iter_jsonl(text, source) if isinstance(text, str) else iter_jsonl_lines(text, source)
+    for number, value in values:
         if not isinstance(value, dict):
             raise InputError(
                 source,
@@ -192,12 +377,16 @@ def iter_jsonl_objects(text: str, source: str | Path) -> Iterator[tuple[int, dic
         yield number, value
 
 
+MAX_CSV_FIELD = 64 * 1024 * 1024  # the csv module's default (131,072 characters) is too small
+
+
 def iter_csv_rows(text: str, source: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) for a CSV text with a header row.
 
     The line number is where the row starts (a quoted field may span lines). Blank rows are
     skipped; missing trailing fields are empty strings.
     """
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_CSV_FIELD))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [name.strip() for name in next(reader, [])]
@@ -267,8 +456,46 @@ def shown(value: Any) -> str:
 
 
 def is_finite_number(value: Any) -> bool:
-    """True for an int or float that is not a bool, NaN or infinite."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """True for an int or float that is not a bool, NaN, infinite or beyond a float's range."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large to become a float (over about 1.8e308)
+        return False
+
+
+def described_number(value: Any) -> str:
+    """A parsed value for an error message: a number as written (a huge one by its size)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return type_name(value)
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a {len(str(abs(value)))}-digit number"
+    return repr(value)
+
+
+_ASCII_INT = re.compile(r"-?[0-9]{1,18}")
+
+
+def ascii_int(text: str) -> int | None:
+    """The whole number ``text`` writes in ASCII digits (``-`` allowed first), else None.
+
+    The one parser for numbers typed as text (grades, cut-offs, pull request numbers):
+    ``str.isdigit`` accepts superscripts and other scripts' digits, which ``int`` refuses
+    or reads as other numbers. At most 18 digits, so the value is always a usable size.
+    """
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
+def same_after_normalising(ids: Iterable[str]) -> tuple[str, str] | None:
+    """Two ids that differ only in Unicode normalisation (é as one or two code points)."""
+    seen: dict[str, str] = {}
+    for value in ids:
+        key = unicodedata.normalize("NFC", value)
+        first = seen.setdefault(key, value)
+        if first != value:
+            return first, value
+    return None
 
 
 def span_of(value: Any, first: int) -> tuple[int, int] | None:

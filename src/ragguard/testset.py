@@ -17,10 +17,12 @@ from ragguard.errors import InputError, Where
 from ragguard.sources import (
     LineDict,
     LineList,
+    ascii_int,
     iter_csv_rows,
     iter_jsonl_objects,
     parse_yaml,
     read_text,
+    same_after_normalising,
     shown,
     span_of,
     type_name,
@@ -269,7 +271,8 @@ def _csv_labels(items: list[str], where: Where) -> dict[str, Any]:
             )
         if chunk in labels:
             raise where.error(f"chunk {chunk!r} is listed twice", key="relevant")
-        labels[chunk] = int(grade) if grade.lstrip("-").isdigit() else grade
+        number = ascii_int(grade)
+        labels[chunk] = grade if number is None else number
     return labels
 
 
@@ -295,6 +298,15 @@ def _build(path: Path, entries: Iterable[tuple[Mapping[str, Any], Where]]) -> Te
         questions.append(question)
     if not questions:
         raise InputError(path, "test set has no questions")
+    twins = same_after_normalising(lines)
+    if twins:
+        raise InputError(
+            path,
+            f"ids {twins[0]!r} and {twins[1]!r} differ only in Unicode normalisation (NFC); "
+            "write them the same way, or give them different ids",
+            line=lines[twins[1]],
+            key="id",
+        )
     return TestSet(tuple(questions), source=str(path))
 
 

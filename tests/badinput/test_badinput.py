@@ -12,6 +12,8 @@ A case folder holds the files that are wrong and a ``case.yaml``::
       head.json: {from: results.json, set: {"questions[0].status": 1}, delete: [summary]}
     process: true          # optional: run the installed console script in a subprocess
     xfail: why it fails    # optional: a known bug in a module this corpus may not fix (strict)
+    absent: [comment.md]   # optional: files the failed command must not have written
+    unchanged: [results.run.jsonl]  # optional: files it must leave exactly as they were
 
 ``{workdir}`` in a fragment stands for the scratch folder's absolute path (ragguard.yml's
 paths are resolved, so errors about the files it names show them absolute).
@@ -22,6 +24,7 @@ code, exactly one ``ragguard: error:`` line on stderr that starts with the place
 line, the key, the option or the input) and holds every fragment, no traceback, and nothing
 on stdout. ``ragguard ci`` logs what it is doing on
 stderr before it fails; those log lines may precede the error line, which must be the last.
+No stray temporary file (``*.tmp``) is left in the scratch folder.
 """
 
 from __future__ import annotations
@@ -44,7 +47,18 @@ HERE = Path(__file__).parent
 CASES = HERE / "cases"
 COMMON = HERE / "common"
 CI_ENV = HERE / "ci-env.yaml"
-CASE_KEYS = {"why", "args", "error", "exit", "env", "edit", "process", "xfail"}
+CASE_KEYS = {
+    "why",
+    "args",
+    "error",
+    "exit",
+    "env",
+    "edit",
+    "process",
+    "xfail",
+    "absent",
+    "unchanged",
+}
 CI_COMMANDS = ("ci", "publish")
 ERROR_PREFIX = "ragguard: error: "
 MIN_CASES = 40
@@ -62,6 +76,8 @@ class Case:
     edit: dict[str, Any] = field(default_factory=dict)
     process: bool = False
     xfail: str | None = None
+    absent: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
 
 
 def load_case(folder: Path) -> Case:
@@ -79,6 +95,8 @@ def load_case(folder: Path) -> Case:
         edit=spec.get("edit") or {},
         process=spec.get("process", False),
         xfail=spec.get("xfail"),
+        absent=[str(name) for name in spec.get("absent") or []],
+        unchanged=[str(name) for name in spec.get("unchanged") or []],
     )
 
 
@@ -150,6 +168,13 @@ def check_contract(case: Case, workdir: Path, exit_code: int, stdout: str, stder
     assert errors[0].startswith(ERROR_PREFIX + place), f"{errors[0]!r} starts with no {place!r}"
     for fragment in fragments:
         assert fragment in errors[0], f"{fragment!r} not in {errors[0]!r}"
+    for name in case.absent:
+        assert not (workdir / name).exists(), f"{name} was written by a command that failed"
+    for name in case.unchanged:
+        original = (case.folder / name).read_bytes()
+        assert (workdir / name).read_bytes() == original, f"{name} was changed"
+    stray = [str(p.relative_to(workdir)) for p in workdir.rglob("*.tmp")]
+    assert not stray, f"temporary files left behind: {stray}"
 
 
 @pytest.fixture

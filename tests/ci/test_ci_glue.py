@@ -170,11 +170,11 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
         "POST /repos/{owner}/{repo}/statuses/{sha}",
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's baseline
+        "POST /repos/{owner}/{repo}/statuses/{sha}",  # before the comment, which says if it failed
         "GET /repos/{owner}/{repo}/contents/{path}",  # the history, for the trend chart
         "GET /repos/{owner}/{repo}/pulls/{pull_number}",  # did the head move? (superseded.py)
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
         "POST /repos/{owner}/{repo}/issues/{issue_number}/comments",
-        "POST /repos/{owner}/{repo}/statuses/{sha}",
     ]
     main_sha = fake_repo.refs["heads/main"]
     assert f'x-axis ["{main_sha[:7]}", "#{number}"]' in comment.body

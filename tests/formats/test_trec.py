@@ -385,6 +385,6 @@ def test_running_out_of_memory_while_reading_is_one_line_naming_the_file(tmp_pat
     )
     assert completed.returncode == 2, completed.stderr[-2000:]
     assert completed.stderr.splitlines() == [
-        f"ragguard: error: {run}: not enough memory to read the run file; free memory or split "
-        "the file"
+        f"ragguard: error: {run}: out of memory reading the run file; split it into smaller "
+        "files or give the job more memory"
     ]

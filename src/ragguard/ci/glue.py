@@ -36,9 +36,10 @@ from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
 from ragguard.ci.parts import merge_shard_results
 from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
 from ragguard.ci.rerun import rerun_in_worktree
-from ragguard.ci.salvage import leave_reports, mark_reports, set_pending
+from ragguard.ci.salvage import leave_reports, mark_reports
 from ragguard.ci.sections import CiOptions, ci_options
 from ragguard.ci.settings import CiSettings
+from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.trend import trend_markdown
 from ragguard.compare import (
@@ -53,6 +54,7 @@ from ragguard.compare import (
 )
 from ragguard.config import Config, load_config
 from ragguard.errors import InputError
+from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
     ArtifactBaselineStore,
@@ -72,6 +74,8 @@ from ragguard.render import (
 )
 from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
+from ragguard.sources import parse_json_value
+from ragguard.testset import load_testset
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
 
@@ -120,28 +124,6 @@ class CiOutcome:
     read_only: bool
 
 
-class StatusReporter:
-    """The commit status ``ragguard/<suite>``; after a 403 it only remembers what it would set."""
-
-    def __init__(self, github: GitHubClient, sha: str, suite: str, log: Callable[[str], None]):
-        self.github, self.sha, self.suite, self.log = github, sha, suite, log
-        self.read_only = False
-        self.last: tuple[str, str] | None = None
-
-    def set(self, state: str, description: str) -> None:
-        self.last = (state, description)
-        if self.read_only:
-            return
-        try:
-            self.github.set_status(self.sha, self.suite, state, description)
-        except ReadOnlyTokenError:
-            self.read_only = True
-            self.log(
-                "ragguard: the token is read-only (a fork's pull request?): the status and "
-                "comment go to publish.json for a workflow_run workflow to post"
-            )
-
-
 def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     """Run the activity the event calls for; raises InputError on bad input."""
     log = collaborators.log
@@ -153,6 +135,8 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     config = load_config(settings.config)
     rules = gate_rules_of(config)
     opts = ci_options(settings, config)
+    if not settings.parts:  # a broken test set is found before any request to GitHub
+        load_testset(config.testset)
     target = resolve_target(activity, settings, collaborators.github)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
         _check_checkout(target, collaborators.head_commit())
@@ -160,7 +144,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
         return _run_shard(settings, collaborators, config, target)
     status = StatusReporter(collaborators.github, target.sha, config.suite, log)
     before = mark_reports(settings.results_dir)
-    set_pending(status.set, f"evaluating {config.suite}", log)
+    status.start("pending", f"evaluating {config.suite}")  # in the background
     try:
         return _evaluate_and_report(
             settings, opts, collaborators, activity, config, rules, target, status
@@ -240,10 +224,13 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
 
 
 def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
+    """Never raises: the original failure is what the user needs to see."""
     message = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, KeyboardInterrupt):
+        message = "the job was cancelled"
     try:
         status.set("error", f"ragguard could not finish: {message}")
-    except Exception as second:  # the original failure is what the user needs to see
+    except Exception as second:
         log(f"ragguard: could not set the error status either: {second}")
 
 
@@ -279,12 +266,21 @@ def _evaluate_and_report(
     baseline = _baseline_results(stored)
     provenance = _provenance(stored, results) if stored else None
     comparison = compare(baseline, results, rules, provenance=provenance)
+    if activity.save_baseline:
+        _save_baseline(settings, opts, collab, config, target, results, comparison)
+    state = status_state(comparison)
+    status.set(state, status_description(comparison))  # before the comment, which says if not
     trend = _trend(opts, collab, config, target, results)
-    comment_body = _with_trend(render_comment(comparison), trend)
-    summary = _with_trend(render_summary(comparison), trend)
-    (out / "comment.md").write_text(comment_body, encoding="utf-8")
-    (out / "summary.md").write_text(summary, encoding="utf-8")
-    (out / "comparison.json").write_text(comparison_json(comparison), encoding="utf-8")
+    missing = status_missing_note(config.suite, status.failure) if status.failure else ""
+    comment_body = _at_top(missing, _with_trend(render_comment(comparison), trend))
+    summary = _at_top(missing, _with_trend(render_summary(comparison), trend))
+    write_all(
+        [
+            (out / "comment.md", comment_body),
+            (out / "summary.md", summary),
+            (out / "comparison.json", comparison_json(comparison)),
+        ]
+    )
     collab.log(comparison_terminal(comparison).rstrip())
     collab.log(f"ragguard: {config.suite}: {comparison.verdict}; results in {results_path}")
 
@@ -297,26 +293,62 @@ def _evaluate_and_report(
         settings.summary_file,
         _summary_header(stored, activity) + _job_summary(summary, comparison, trend),
     )
-    if activity.save_baseline:
-        _save_baseline(settings, opts, collab, config, target, results, comparison)
-    state = status_state(comparison)
-    status.set(state, status_description(comparison))
     if status.read_only:
         _write_publish(out, target, config.suite, comment_body, status, settings)
+    write_outputs(
+        settings.output_file,
+        _outputs(comparison, results_path, out, comment, status, config.suite),
+    )
+    code = exit_code(comparison, settings.fail_on, activity)
+    if status.failure:
+        collab.log(
+            f"ragguard: the commit status ragguard/{config.suite} is not set "
+            f"({status.failure}); exit 3 so that the job shows it"
+        )
+        code = EXIT_ERROR
+    return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+
+
+def _outputs(
+    comparison: Comparison,
+    results_path: Path,
+    out: Path,
+    comment: CommentOutcome | None,
+    status: StatusReporter,
+    suite: str,
+) -> dict[str, str]:
+    """The step outputs of a finished run; ``status-error`` when the final status is missing."""
     outputs = action_outputs(
         comparison,
         results_path=results_path,
         comment_path=out / "comment.md",
         comment_url=comment.url if comment else None,
         comment_id=comment.id if comment else None,
-        status=state,
+        status=status_state(comparison),
     )
     if status.read_only:
-        outputs["publish-artifact"] = publish_artifact_name(config.suite)
+        outputs["publish-artifact"] = publish_artifact_name(suite)
         outputs["publish-path"] = str(out / "publish.json")
-    write_outputs(settings.output_file, outputs)
-    code = exit_code(comparison, settings.fail_on, activity)
-    return CiOutcome(comparison, state, code, comment, results_path, status.read_only)
+    if status.failure:
+        outputs["status-error"] = status.failure
+    return outputs
+
+
+def _at_top(note: str, report: str) -> str:
+    """``note`` first in ``report``, after the comment's marker line when it has one."""
+    first, newline, rest = report.partition("\n")
+    if first.startswith("<!-- ragguard:"):
+        return first + newline + note + rest
+    return note + report
+
+
+def status_missing_note(suite: str, failure: str) -> str:
+    """The comment's first lines when the final commit status could not be set."""
+    return (
+        f"> [!WARNING]\n> The commit status `ragguard/{suite}` could not be "
+        f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
+        "once GitHub answers again.\n\n"
+    )
 
 
 def _head_results(
@@ -341,7 +373,7 @@ def fetch_baseline(
     if store_kind == "none" or target.base_branch is None:
         return None
     if store_kind == "file":
-        return _file_baseline(opts, target)
+        return _check_suite(_file_baseline(opts, target), config.suite)
     merge_base = None
     if target.pr is not None or target.base_branch != settings.event.branch:
         merge_base = collab.github.merge_base(target.base_branch, target.sha)
@@ -352,10 +384,22 @@ def fetch_baseline(
         store = collab.github.data_branch(opts.baseline_branch)
     stored = store.fetch(target.base_branch, config.suite, prefer_commit=merge_base)
     collab.log(_baseline_line(stored, target.base_branch, merge_base))
+    _check_suite(stored, config.suite)
     if stored is None and opts.rerun and merge_base:
         rerun = collab.rerun(config, merge_base, settings.results_dir, collab.log)
         if rerun is not None:
             return _rerun_baseline(rerun, target.base_branch, merge_base)
+    return stored
+
+
+def _check_suite(stored: StoredBaseline | None, suite: str) -> StoredBaseline | None:
+    """A baseline of another suite is bad input, not a comparison that compares nothing."""
+    if stored is not None and stored.suite != suite:
+        raise InputError(
+            stored.path,
+            f"the baseline is of suite {stored.suite!r}, not {suite!r}; point the baseline at "
+            "this suite's results",
+        )
     return stored
 
 
@@ -430,8 +474,8 @@ def _baseline_results(stored: StoredBaseline | None) -> Results | None:
     if stored is None:
         return None
     try:
-        data = json.loads(stored.results)
-    except ValueError as exc:
+        data = parse_json_value(stored.results.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(stored.path, f"stored baseline is not JSON: {exc}") from None
     return results_from_dict(data, stored.path)
 
@@ -548,7 +592,7 @@ def _write_publish(
 ) -> None:
     state, description = status.last or ("error", "ragguard did not finish")
     payload = publish_document(suite, target.sha, body, state, description)
-    (out / "publish.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(
         settings.summary_file,
         f"The token is read-only (a fork's pull request): the comment and status are in "
@@ -577,7 +621,7 @@ def evaluate_config(
     finally:
         log.close()
     records = suite_run.outcome.records.values()
-    (out / "run.jsonl").write_text(dump_run(records), encoding="utf-8")
+    write_report(out / "run.jsonl", dump_run(records))
     results, _ = score_suite_run(
         config,
         suite_run,

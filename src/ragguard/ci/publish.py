@@ -21,7 +21,6 @@ posts it. What it trusts and what it does not:
 from __future__ import annotations
 
 import io
-import json
 import re
 import zipfile
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from ragguard.errors import InputError
 from ragguard.github import GitHubClient, comment_marker
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
 from ragguard.render.text import ZERO_WIDTH_SPACE
+from ragguard.sources import parse_json_value
 
 PUBLISH_SCHEMA = "ragguard.publish/1"
 ARTIFACT_PREFIX = "ragguard-publish-"
@@ -134,8 +134,8 @@ def parse_report(
     through :func:`inert_comment`, the description as one plain line.
     """
     try:
-        document = json.loads(data)
-    except ValueError as exc:
+        document = parse_json_value(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InputError(where, f"{PUBLISH_MEMBER} is not JSON: {exc}") from None
     if not isinstance(document, dict) or document.get("schema") != PUBLISH_SCHEMA:
         raise InputError(where, f"{PUBLISH_MEMBER} is not a {PUBLISH_SCHEMA} document")

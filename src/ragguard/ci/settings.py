@@ -13,9 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragguard.errors import InputError
+from ragguard.files import check_writable
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
 from ragguard.shards import Shard, parse_shard
+from ragguard.sources import ascii_int, bad_path
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")
@@ -78,10 +80,10 @@ def _pr_number(env: Mapping[str, str], event: EventContext) -> int | None:
     value = _input(env, "pr") or event.dispatch_inputs.get("pr", "").strip()
     if not value:
         return None
-    digits = value.removeprefix("#")
-    if not digits.isdigit() or int(digits) < 1:
+    number = ascii_int(value.removeprefix("#"))
+    if number is None or number < 1:
         raise InputError("input pr", f"expected a pull request number such as 42, found {value!r}")
-    return int(digits)
+    return number
 
 
 def _shard(env: Mapping[str, str]) -> Shard | None:
@@ -117,8 +119,14 @@ def _folder(env: Mapping[str, str], name: str, default: str = "") -> Path | None
     if not value:
         return None
     path = Path(value)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"input {name}", f"{value!r} is a file, expected a folder")
+    try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"input {name}", f"{value!r} is a file, expected a folder")
+        check_writable(path / "results.json")
+    except (OSError, ValueError) as exc:
+        raise InputError(f"input {name}", bad_path(value, exc).message) from None
+    except InputError as exc:
+        raise InputError(f"input {name}", exc.message) from None
     return path
 
 

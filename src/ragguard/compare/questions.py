@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -25,6 +26,8 @@ from ragguard.compare.pairing import retrieval_spec
 from ragguard.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
 from ragguard.results import QuestionResult, Results
+
+_DIGIT_RUNS = re.compile(r"(\d+)")
 
 
 def per_question_rule(
@@ -77,7 +80,18 @@ def question_diffs(
         for q in baseline.questions
         if q.id not in head_ids
     ]
-    return tuple(sorted(diffs, key=lambda d: (not d.critical, d.id)))
+    return tuple(sorted(diffs, key=lambda d: (not d.critical, id_order(d.id))))
+
+
+def id_order(question_id: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    """A sort key that puts q3 before q12: runs of digits compare as numbers (the id itself
+    breaks ties such as q3 and q03)."""
+    parts = tuple(
+        (0, int(part)) if part.isdigit() else (1, part)
+        for part in _DIGIT_RUNS.split(question_id)
+        if part
+    )
+    return parts, question_id
 
 
 def question_diff(

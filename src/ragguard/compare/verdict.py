@@ -19,7 +19,7 @@ from ragguard.compare.model import (
 
 def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
     """Every reason for a verdict other than pass, most serious first."""
-    reasons: list[Reason] = []
+    reasons: list[Reason] = list(_nothing_compared(comparison))
     rules = comparison.rules
     if (
         comparison.n_head
@@ -54,6 +54,23 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
                 reasons.append(Reason(FAIL, "critical question newly fails", question.id))
     order = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
     return tuple(sorted(reasons, key=lambda r: order[r.tier]))
+
+
+def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
+    """Errors for a comparison that compared nothing: it must never pass green.
+
+    No question in the head results; or, against a baseline, no question id or no metric
+    in common (another suite's results, a renamed test set): the gate "could not evaluate".
+    """
+    if comparison.n_head == 0:
+        return (Reason(ERROR, "the head results hold no question; nothing was evaluated"),)
+    if comparison.baseline_missing:
+        return ()
+    if comparison.n_paired == 0:
+        return (Reason(ERROR, "no question id in common with the baseline; nothing was compared"),)
+    if all(metric.only_in is not None for metric in comparison.metrics):
+        return (Reason(ERROR, "no metric in common with the baseline; nothing was compared"),)
+    return ()
 
 
 def overall_verdict(reasons: Sequence[Reason]) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from ragguard.compare import Comparison, compare
 from ragguard.config import RunSettings
 from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
+from ragguard.files import write_all, write_report
 from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
@@ -106,19 +107,18 @@ def write_demo(
     runs: tuple[DemoRun, ...], out_dir: Path, comparison: Comparison | None = None
 ) -> list[Path]:
     """Write each run's results and run records, and the rendered comparison; return the paths."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for run in runs:
         results_path = write_results(run.results, out_dir / f"{run.name}.results.json")
-        records_path = out_dir / f"{run.name}.run.jsonl"
-        records_path.write_text(dump_run(run.outcome.records.values()), encoding="utf-8")
+        records_path = write_report(
+            out_dir / f"{run.name}.run.jsonl", dump_run(run.outcome.records.values())
+        )
         written += [results_path, records_path]
     if comparison is not None:
-        for name, text in (
-            ("comment.md", render_comment(comparison)),
-            ("summary.md", render_summary(comparison)),
-        ):
-            path = out_dir / name
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+        reports = [
+            (out_dir / "comment.md", render_comment(comparison)),
+            (out_dir / "summary.md", render_summary(comparison)),
+        ]
+        write_all(reports)
+        written += [path for path, _text in reports]
     return written

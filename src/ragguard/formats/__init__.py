@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragguard.runs import Run, parse_run_jsonl
-from ragguard.sources import read_text
+from ragguard.runs import Run, load_run
+from ragguard.sources import iter_lines
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
@@ -14,12 +14,18 @@ def load_run_file(path: str | Path) -> Run:
     """A recorded run in JSON Lines, or a TREC run file.
 
     A ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON Lines;
-    anything else is read as a TREC run.
+    anything else is read as a TREC run. Only the first non-blank line is read to tell.
     """
-    from ragguard.formats.trec import parse_trec_run
+    from ragguard.formats.trec import load_trec_run
 
     path = Path(path)
-    text = read_text(path, what="run file")
-    if path.suffix.lower() in JSONL_SUFFIXES or text.lstrip()[:1] in ("{", "[", '"'):
-        return parse_run_jsonl(text, path)
-    return parse_trec_run(text, path)
+    if path.suffix.lower() in JSONL_SUFFIXES or _first_character(path) in ("{", "[", '"'):
+        return load_run(path)
+    return load_trec_run(path)
+
+
+def _first_character(path: Path) -> str:
+    for _number, line in iter_lines(path, what="run file"):
+        if line.strip():
+            return line.lstrip()[:1]
+    return ""

@@ -9,7 +9,7 @@ from pathlib import Path
 from ragguard.errors import InputError, Where
 from ragguard.formats.trec import testset_from_labels
 from ragguard.runs import load_corpus
-from ragguard.sources import iter_jsonl_objects, read_text
+from ragguard.sources import ascii_int, iter_jsonl_objects, read_text, split_lines
 from ragguard.testset import MAX_GRADE, TestSet, too_high_grade
 
 
@@ -53,7 +53,7 @@ def _parse_beir_qrels(
     text: str, source: Path, texts: Mapping[str, str]
 ) -> dict[str, dict[str, int]]:
     labels: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         fields = line.rstrip("\n").split("\t")
         if not line.strip():
             continue
@@ -67,14 +67,15 @@ def _parse_beir_qrels(
         query, doc, grade_text = (field.strip() for field in fields)
         if query not in texts:
             raise where.error(f"query {query!r} is not in queries.jsonl; the folder is incomplete")
-        if not grade_text.isdigit():
+        grade = ascii_int(grade_text)
+        if grade is None or grade < 0:
             raise where.error(f"score must be a non-negative integer, found {grade_text!r}")
-        if int(grade_text) > MAX_GRADE:
-            raise where.error(too_high_grade(doc, int(grade_text)))
+        if grade > MAX_GRADE:
+            raise where.error(too_high_grade(doc, grade))
         judged = labels.setdefault(query, {})
         if doc in judged:
             raise where.error(f"document {doc!r} is judged twice for query {query!r}")
-        judged[doc] = int(grade_text)
+        judged[doc] = grade
     return labels
 
 

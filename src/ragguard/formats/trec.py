@@ -180,7 +180,8 @@ def _whole_file(
                 return exact()
     except MemoryError:
         raise InputError(
-            path, f"not enough memory to read the {what}; free memory or split the file"
+            path,
+            f"out of memory reading the {what}; split it into smaller files or give the job more memory",
         ) from None
 
 

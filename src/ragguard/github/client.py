@@ -9,6 +9,7 @@ only when a marked comment needs telling apart from someone else's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cached_property
 
 from github.Repository import Repository
@@ -37,6 +38,8 @@ from ragguard.github.pulls import PullInfo, pull_info
 from ragguard.github.statuses import check_state, clip_description, status_context
 
 ACTIONS_BOT = "github-actions[bot]"
+STATUS_RETRIES = 4  # waits 0+2+4+8 s on 5xx; ci/status.py caps the time on all status writes
+STATUS_BACKOFF_MAX = 8.0
 
 
 class GitHubClient:
@@ -45,11 +48,23 @@ class GitHubClient:
     def __init__(self, settings: GitHubSettings, gh: github.Github | None = None) -> None:
         self.settings = settings
         self.gh = gh or connect(settings)
+        self._status_gh = gh or connect(
+            replace(
+                settings,
+                retries=min(settings.retries, STATUS_RETRIES),
+                backoff_max=min(settings.backoff_max, STATUS_BACKOFF_MAX),
+            )
+        )
         self._login: str | None = settings.comment_author
 
     @cached_property
     def repo(self) -> Repository:
         return self.gh.get_repo(self.settings.repository)
+
+    @cached_property
+    def _status_repo(self) -> Repository:
+        """The repository through the connection with fewer retries, for status writes."""
+        return self._status_gh.get_repo(self.settings.repository)
 
     # ----- identity ------------------------------------------------------------------------
 
@@ -95,7 +110,7 @@ class GitHubClient:
         url = target_url or self.settings.run_url
         with github_call(f"set status {status_context(suite)} on {sha[:12]}", write=True):
             kwargs = {"target_url": url} if url else {}
-            self.repo.get_commit(sha).create_status(
+            self._status_repo.get_commit(sha).create_status(
                 state=check_state(state),
                 description=clip_description(description),
                 context=status_context(suite),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from urllib3.util.retry import Retry
 
@@ -65,11 +66,24 @@ def settings_from_env(env: Mapping[str, str], token: str | None = None) -> GitHu
     return GitHubSettings(
         token=token,
         repository=repository,
-        api_url=env.get("GITHUB_API_URL") or DEFAULT_API_URL,
-        server_url=env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL,
+        api_url=_http_url(env, "GITHUB_API_URL", DEFAULT_API_URL),
+        server_url=_http_url(env, "GITHUB_SERVER_URL", DEFAULT_SERVER_URL),
         event_name=env.get("GITHUB_EVENT_NAME", ""),
         run_id=env.get("GITHUB_RUN_ID") or None,
     )
+
+
+def _http_url(env: Mapping[str, str], name: str, default: str) -> str:
+    """An http(s) URL with a host from ``env[name]``, else the default; ValueError names it."""
+    value = env.get(name) or default
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 (a port that is not a number raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{name}: expected an http(s) URL such as {default}, got {value!r}")
+    return value
 
 
 # PyGithub retries GET and POST; PATCH (editing the sticky comment, idempotent) is added so a

@@ -26,6 +26,7 @@ from typing import Any
 from github.Repository import Repository
 
 from github import GithubException, InputGitTreeElement
+from ragguard.baselines import BASELINE_SCHEMA
 from ragguard.github.errors import (
     BaselineConflictError,
     UntrustedEventError,
@@ -34,7 +35,6 @@ from ragguard.github.errors import (
 )
 
 DATA_BRANCH = "ragguard-data"
-BASELINE_SCHEMA = "ragguard.baseline/1"
 UNTRUSTED_EVENTS = frozenset({"pull_request", "pull_request_target"})
 README = (
     "# ragguard data\n\nBaselines and history written by the ragguard action. "
@@ -180,7 +180,7 @@ def parse_history(data: bytes) -> list[dict[str, Any]]:
     for raw in data.splitlines():
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             lines.append(value)

@@ -8,11 +8,12 @@ the API instead.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ragguard.sources import parse_json_value
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,13 @@ class EventContext:
         return self.pull_head_repo is not None and self.pull_head_repo != self.repository
 
 
-_JSON_TYPE = {str: "a string", int: "a number", dict: "an object", list: "a list"}
+_JSON_TYPE = {
+    str: "a string",
+    int: "a number",
+    float: "a fractional number",
+    dict: "an object",
+    list: "a list",
+}
 
 
 def _describe(value: Any) -> str:
@@ -84,7 +91,8 @@ def _number(payload: Mapping[str, Any], *keys: str) -> int | None:
     value = _get(payload, *keys)
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
         return value
-    raise ValueError(f"{'.'.join(keys)}: expected a number, found {_describe(value)}")
+    found = repr(value) if isinstance(value, float) else _describe(value)
+    raise ValueError(f"{'.'.join(keys)}: expected a whole number, found {found}")
 
 
 def _object(payload: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -134,7 +142,7 @@ def load_event(env: Mapping[str, str]) -> EventContext:
     payload: Any = {}
     if path:
         try:
-            payload = json.loads(Path(path).read_text(encoding="utf-8"))
+            payload = parse_json_value(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ValueError(
                 f"{path}: cannot read the event payload (GITHUB_EVENT_PATH): {exc}"

@@ -8,6 +8,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from ragguard.sources import ascii_int
+
 CHUNK_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
 CHUNK_OPTIONAL_K = ("mrr", "map")
 DOC_PREFIX = "doc_"  # document-level twins: doc_recall@5 scores the ranking of documents
@@ -16,6 +18,7 @@ RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
 INFORMATIONAL = ("judged",)
 GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 
 DEFAULT_METRICS = (
     "hit_rate@1",
@@ -97,9 +100,14 @@ def parse_metric(name: str) -> MetricSpec:
         if base in RETRIEVAL_NEEDS_K:
             raise MetricNameError(f"metric {base!r} needs a cut-off, for example {base}@5")
         return MetricSpec(base)
-    if not k_text.isdigit() or int(k_text) < 1:
+    k = ascii_int(k_text)
+    if k is None or k < 1:
         raise MetricNameError(f"metric {text!r}: the cut-off after @ must be a whole number >= 1")
-    return MetricSpec(base, int(k_text))
+    if k > MAX_CUTOFF:
+        raise MetricNameError(
+            f"metric {text!r}: the cut-off is over {MAX_CUTOFF:,}; no ranking is that deep"
+        )
+    return MetricSpec(base, k)
 
 
 def parse_metric_list(names: str | list[str] | tuple[str, ...]) -> tuple[MetricSpec, ...]:

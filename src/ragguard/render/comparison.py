@@ -19,25 +19,47 @@ from ragguard import __version__
 from ragguard.compare import (
     ADDED,
     ERROR,
+    FAIL,
     FAILED_STATUSES,
     FIXED,
     INCOMPARABLE,
     NEWLY_FAILING,
+    PASS,
     PASSING,
     QUESTION_KINDS,
     REMOVED,
     STILL_FAILING,
+    WARN,
     Comparison,
     MetricComparison,
     QuestionDiff,
-    RankChange,
     Reason,
     TagBreakdown,
-    Unlabelled,
 )
+from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
-from ragguard.render.text import environment, escape_markdown, fmt, printable
-from ragguard.results import SentenceVerdict
+from ragguard.render.questions import (
+    GROUP_IDS_SHOWN,
+    failing_entries,
+    failing_item,
+    failing_questions,
+    fails,
+    one_line_why,
+    plain_rank_change,
+    question_title,
+)
+from ragguard.render.text import (
+    code_name,
+    environment,
+    escape_markdown,
+    fmt,
+    milliseconds,
+    p_phrase,
+    p_text,
+    printable,
+    signed,
+)
+from ragguard.results import STATUS_OK
 
 COMMENT_LIMIT = 65_536
 # GitHub shows at most 1 MiB of job summary per step; ragguard's header and trend chart and
@@ -45,26 +67,22 @@ COMMENT_LIMIT = 65_536
 SUMMARY_LIMIT_BYTES = 1_000_000
 MARKER_PREFIX = "<!-- ragguard:comment suite="
 VERDICT_ICONS = {"pass": "✅", "warn": "⚠️", "fail": "❌", "error": "🛑", "incomparable": "⛔"}
-_SAFE_NAME = re.compile(r"[A-Za-z0-9_]+(@[0-9]+)?")
+NO_BASELINE_ICON = "ℹ️"  # a first run with nothing to compare is neither a pass nor a failure
+# What the comment shows before folding the rest away (docs/compare.md, "The comment").
+FAILING_SHOWN = 5
+FIXED_SHOWN = 5
+DRIFT_SHOWN = 10
+TAGS_SHOWN = 8
+TAG_COLUMNS = 4
+CELL_WRAP = 24  # characters of an unbroken run in a table cell before a break is allowed
+LATENCY_MIN_MS = 50.0
+LATENCY_MIN_SHARE = 0.2
 _MARKER_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def comment_marker(suite: str) -> str:
     """The hidden marker that finds this suite's sticky comment (suite reduced to safe chars)."""
     return f"{MARKER_PREFIX}{_MARKER_UNSAFE.sub('-', suite)[:100] or 'ragguard'} -->"
-
-
-def code_name(name: str) -> str:
-    """A metric name as a code span when it is a plain name, else escaped text."""
-    return f"`{name}`" if _SAFE_NAME.fullmatch(name) else escape_markdown(name, 80)
-
-
-def signed(value: float | None, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if round(value, digits) == 0:
-        return f"{0:.{digits}f}"
-    return f"{value:+.{digits}f}".replace("-", "−")
 
 
 def delta_mark(value: float | None) -> str:
@@ -78,41 +96,47 @@ def delta_mark(value: float | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Detail:
-    """How much of the comparison a markdown report shows; the levels are dropped in order."""
+    """How much of the comparison a markdown report shows.
 
-    all_questions: bool = True
+    ``compact`` is the comment's form: only what moved, the first few failing questions with
+    the rest folded and repeated whys grouped. The other fields are the levels dropped, in
+    CUT_ORDER, to fit a size limit.
+    """
+
+    compact: bool = True
+    all_questions: bool = False
     fixed_list: bool = True
     drift_list: bool = True
-    max_tags: int | None = None
+    max_tags: int | None = TAGS_SHOWN
     max_quotes: int | None = 3
+    failing_shown: int = FAILING_SHOWN
     max_failing_with_why: int | None = None
     max_failing_listed: int | None = None
 
 
-FULL = Detail(max_quotes=None)
+FULL = Detail(compact=False, all_questions=True, max_tags=None, max_quotes=None)
 CUT_ORDER = (
     Detail(),
-    Detail(all_questions=False),
-    Detail(all_questions=False, fixed_list=False, drift_list=False),
-    Detail(all_questions=False, fixed_list=False, drift_list=False, max_tags=10, max_quotes=1),
+    Detail(fixed_list=False, drift_list=False),
+    Detail(fixed_list=False, drift_list=False, max_tags=5, max_failing_with_why=200),
     Detail(
-        all_questions=False,
         fixed_list=False,
         drift_list=False,
         max_tags=5,
-        max_quotes=1,
         max_failing_with_why=25,
         max_failing_listed=200,
     ),
     Detail(
-        all_questions=False,
         fixed_list=False,
         drift_list=False,
         max_tags=0,
-        max_quotes=0,
         max_failing_with_why=0,
         max_failing_listed=50,
     ),
+)
+SUMMARY_CUT_ORDER = (
+    Detail(compact=False, all_questions=False, max_tags=None),
+    *CUT_ORDER,
 )
 CUT_NOTE = (
     "Some detail was left out to keep this comment under GitHub's size limit; "
@@ -150,7 +174,7 @@ def render_summary(
     full = _render(loaded, comparison, FULL, "")
     if limit is None or len(full.encode("utf-8")) < limit:
         return full
-    for detail in CUT_ORDER:
+    for detail in SUMMARY_CUT_ORDER:
         text = _render(loaded, comparison, detail, SUMMARY_CUT_NOTE)
         if len(text.encode("utf-8")) < limit:
             return text
@@ -160,8 +184,8 @@ def render_summary(
 def _fallback_comment(comparison: Comparison, limit: int) -> str:
     lines = [
         comment_marker(comparison.suite),
-        f"### {VERDICT_ICONS[comparison.verdict]} ragguard · "
-        f"{escape_markdown(comparison.suite, 100)}: **{comparison.verdict}**",
+        f"### {verdict_icon(comparison)} ragguard · "
+        f"{escape_markdown(comparison.suite, 100)}: **{verdict_label(comparison)}**",
         "",
         CUT_NOTE,
         "",
@@ -208,57 +232,52 @@ def comparison_context(
     comparison: Comparison, detail: Detail, cut_note: str = ""
 ) -> dict[str, Any]:
     """Everything a comparison template shows, untrusted text already escaped."""
-    failing = _failing(comparison)
-    with_why = (
-        failing if detail.max_failing_with_why is None else failing[: detail.max_failing_with_why]
-    )
-    listed = failing if detail.max_failing_listed is None else failing[: detail.max_failing_listed]
-    tags = comparison.tags if detail.max_tags is None else comparison.tags[: detail.max_tags]
+    quiet = detail.compact and is_quiet(comparison)
+    metric_rows = [_metric_row(m, comparison) for m in comparison.metrics]
+    shown_rows = [
+        row
+        for row, m in zip(metric_rows, comparison.metrics, strict=True)
+        if quiet or not detail.compact or comparison.baseline_missing or metric_moved(m)
+    ]
     return {
         "marker": comment_marker(comparison.suite),
         "suite": escape_markdown(comparison.suite, 100),
         "verdict": comparison.verdict,
-        "icon": VERDICT_ICONS[comparison.verdict],
-        "headline": headline(comparison),
+        "verdict_label": verdict_label(comparison),
+        "errors_count": comparison.head_errors,
+        "icon": verdict_icon(comparison),
+        "headline": headline(comparison, quiet),
         "coverage": coverage_line(comparison),
         "baseline_errors": comparison.baseline_errors,
         "baseline_missing": comparison.baseline_missing,
-        "reasons": [f"{VERDICT_ICONS[r.tier]} {reason_text(r)}" for r in comparison.reasons],
-        "metric_rows": [_metric_row(m, comparison) for m in comparison.metrics],
+        "compact": detail.compact,
+        "quiet": quiet,
+        "reasons": [
+            f"{VERDICT_ICONS[r.tier]} {reason_text(r, comparison)}"
+            for r in ordered_reasons(comparison)
+        ],
+        "metric_rows": shown_rows,
+        "metric_rows_all": metric_rows if len(shown_rows) < len(metric_rows) else [],
+        "floor_column": comparison.baseline_missing and _has_floors(comparison),
         "settings": [
             {
-                "key": escape_markdown(d.key, 120),
-                "baseline": escape_markdown(d.baseline, 120),
-                "head": escape_markdown(d.head, 120),
+                "key": escape_markdown(d.key, 120, wrap=CELL_WRAP),
+                "baseline": escape_markdown(d.baseline, 120, wrap=CELL_WRAP),
+                "head": escape_markdown(d.head, 120, wrap=CELL_WRAP),
             }
             for d in comparison.setting_diffs
         ],
         "on_incomparable": comparison.rules.on_incomparable,
-        "errors": [
-            f"**{escape_markdown(q.id, 120)}** ({q.head_status}): "
-            f"{escape_markdown(q.error or '', 300)}"
-            for q in comparison.questions
-            if q.head_status in FAILED_STATUSES
-        ],
-        "failing_count": len(failing),
-        "failing": [_failing_item(q, detail.max_quotes) for q in with_why],
-        "failing_ids": [_question_title(q) for q in listed[len(with_why) :]],
-        "failing_more": len(failing) - len(listed),
-        "per_question_rule": ", ".join(
-            f"{code_name(name)} ≥ {value:g}" for name, value in comparison.per_question_rule.items()
-        ),
-        "tag_metrics": [code_name(name) for name in _tag_metric_names(comparison)],
-        "tag_rows": [_tag_row(t, _tag_metric_names(comparison)) for t in tags],
-        "tags_more": len(comparison.tags) - len(tags),
-        "fixed": [_question_title(q) for q in comparison.of_kind(FIXED)]
-        if detail.fixed_list
-        else [],
-        "fixed_count": len(comparison.of_kind(FIXED)),
+        "errors": error_lines(comparison),
+        **_failing_context(comparison, detail),
+        **_tag_context(comparison, detail),
+        **_fixed_context(comparison, detail),
         "still_failing_count": len(comparison.of_kind(STILL_FAILING)),
-        "drift": _drift(comparison, detail.drift_list),
-        "latency_rows": _latency_rows(comparison),
+        "drift": _drift(comparison, detail),
+        "latency": latency_line(comparison) if _show_latency(comparison, detail) else "",
         "provenance": provenance_line(comparison),
-        "all_questions": [_question_row(q) for q in comparison.questions]
+        "footer": footer_line(comparison, detail),
+        "all_questions": [_question_row(q) for q in _in_id_order(comparison.questions)]
         if detail.all_questions
         else [],
         "rules_line": rules_line(comparison),
@@ -267,68 +286,209 @@ def comparison_context(
     }
 
 
-def _failing(comparison: Comparison) -> tuple[QuestionDiff, ...]:
-    """Newly failing questions; without a baseline, the questions that fail the rule."""
+def is_quiet(comparison: Comparison) -> bool:
+    """A pass where nothing moved: no reason, metric, question, drift, error or latency
+    change to show. Its comment is the verdict line and one sentence."""
+    return (
+        comparison.verdict == PASS
+        and not comparison.baseline_missing
+        and not comparison.reasons
+        and comparison.head_errors == 0
+        and not any(metric_moved(m) for m in comparison.metrics)
+        and not any(q.kind in (NEWLY_FAILING, FIXED, ADDED, REMOVED) for q in comparison.questions)
+        and not comparison.relabelled
+        and not latency_matters(comparison)
+    )
+
+
+def metric_moved(metric: MetricComparison) -> bool:
+    """A row the comment shows: it failed or warned, exists on one side only, or its delta
+    is not 0.000 at the shown precision."""
+    if metric.verdict != PASS or metric.only_in is not None or metric.delta is None:
+        return True
+    return round(metric.delta, 3) != 0
+
+
+def verdict_icon(comparison: Comparison) -> str:
+    if comparison.baseline_missing and comparison.verdict == PASS:
+        return NO_BASELINE_ICON
+    return VERDICT_ICONS[comparison.verdict]
+
+
+def verdict_label(comparison: Comparison) -> str:
+    """The bold word of the verdict line: without a baseline, a pass is not a pass."""
+    if not comparison.baseline_missing:
+        return comparison.verdict
+    if comparison.verdict == PASS:
+        return "no baseline yet"
+    return comparison.verdict
+
+
+def ordered_reasons(comparison: Comparison) -> list[Reason]:
+    """The reasons most serious first; within a tier, critical questions first."""
+    critical = {q.id for q in comparison.questions if q.critical}
+    tiers = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
+    reasons = comparison.reasons
+    if comparison.verdict in (ERROR, INCOMPARABLE):  # the rest is not gated: not a reason
+        reasons = tuple(r for r in reasons if r.tier in (ERROR, INCOMPARABLE))
+    return sorted(
+        reasons,
+        key=lambda r: (tiers.get(r.tier, 4), r.subject not in critical or r.subject is None),
+    )
+
+
+def headline(comparison: Comparison, quiet: bool = False) -> str:
+    """What decided the verdict, in a few words: counts and names, most serious first."""
     if comparison.baseline_missing:
-        return tuple(q for q in comparison.of_kind(ADDED) if _fails(q))
-    return comparison.of_kind(NEWLY_FAILING)
-
-
-def _fails(question: QuestionDiff) -> bool:
-    return bool(question.misses) or question.head_status in FAILED_STATUSES
-
-
-def headline(comparison: Comparison) -> str:
-    """The verdict line's explanation: the first reason, or what the pass covers."""
-    if comparison.baseline_missing:
-        return "no baseline yet; these are the head values"
-    if comparison.reasons:
-        first = reason_text(comparison.reasons[0])
-        more = len(comparison.reasons) - 1
-        return first + (f" (and {more} more)" if more else "")
+        return _no_baseline_headline(comparison)
+    parts = []
+    if comparison.verdict == ERROR:
+        parts.append(
+            f"{comparison.head_errors} of {comparison.n_head} questions could not be evaluated"
+        )
+    if comparison.setting_diffs:
+        parts.append("the evaluation settings changed")
+    if comparison.verdict in (ERROR, INCOMPARABLE):
+        return ", ".join(parts)
+    critical = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
+    if critical and comparison.rules.critical_blocks:
+        parts.append(
+            f"critical question **{escape_markdown(critical[0].id, 60)}** newly fails"
+            if len(critical) == 1
+            else f"{len(critical)} critical questions newly fail"
+        )
+    parts += _metric_counts(comparison)
     newly = len(comparison.of_kind(NEWLY_FAILING))
-    if newly:
-        return f"no gated metric regressed; {newly} question{'s' if newly != 1 else ''} newly fail"
-    return "no regression"
+    others = newly - len(critical)
+    if critical and others:
+        parts.append(
+            f"{others} more question{'s' if others != 1 else ''} newly fail{'s' if others == 1 else ''}"
+        )
+    elif others:
+        parts.append(
+            f"{others} question{'s' if others != 1 else ''} newly fail{'s' if others == 1 else ''}"
+        )
+    if comparison.verdict == PASS:
+        prefix = "no change" if quiet else "no regression"
+        return prefix + ("" if not parts else "; " + ", ".join(parts))
+    return ", ".join(parts)
 
 
-def reason_text(reason: Reason) -> str:
-    """ragguard's own words, after the escaped subject (a metric name or question id)."""
+def _metric_counts(comparison: Comparison) -> list[str]:
+    known = {m.name for m in comparison.metrics}
+    parts = []
+    for tier, one, many in ((FAIL, "fails", "fail"), (WARN, "warns", "warn")):
+        names = list(
+            dict.fromkeys(
+                r.subject for r in comparison.reasons if r.tier == tier and r.subject in known
+            )
+        )
+        if len(names) == 1:
+            parts.append(f"{code_name(names[0])} {one}")
+        elif len(names) == 2:
+            parts.append(f"{code_name(names[0])} and {code_name(names[1])} {many}")
+        elif names:
+            parts.append(f"{len(names)} metrics {many}")
+    unknown = sum(
+        1
+        for r in comparison.reasons
+        if r.subject is not None
+        and r.tier == WARN
+        and r.subject not in known
+        and r.subject not in {q.id for q in comparison.questions}
+    )
+    if unknown:
+        parts.append(
+            f"{unknown} gate rule{'s' if unknown != 1 else ''} name{'s' if unknown == 1 else ''} no metric"
+        )
+    return parts
+
+
+def _no_baseline_headline(comparison: Comparison) -> str:
+    failing = failing_questions(comparison)
+    critical = sum(1 for q in failing if q.critical)
+    parts = _metric_counts(comparison)
+    if comparison.verdict == ERROR:
+        parts.insert(
+            0, f"{comparison.head_errors} of {comparison.n_head} questions could not be evaluated"
+        )
+    if failing:
+        verb = "fails" if len(failing) == 1 else "fail"
+        parts.append(
+            f"{len(failing)} of {comparison.n_head} questions {verb}"
+            + (f" ({critical} critical)" if critical else "")
+        )
+    else:
+        parts.append(f"all {comparison.n_head} questions pass")
+    return ", ".join(parts)
+
+
+def reason_text(reason: Reason, comparison: Comparison | None = None) -> str:
+    """ragguard's own words, after the escaped subject (a metric name or question id); a
+    metric's values come first when the comparison is given."""
     if reason.subject is None:
         return reason.text
-    return f"{code_name(reason.subject)}: {reason.text}"
+    metric = None
+    if comparison is not None:
+        metric = next((m for m in comparison.metrics if m.name == reason.subject), None)
+    if metric is None and comparison is not None:
+        question = next((q for q in comparison.questions if q.id == reason.subject), None)
+        if question is not None and question.critical:
+            return (
+                f"critical question **{escape_markdown(question.id, 120)}** newly fails: "
+                f"{one_line_why(question)}"
+            )
+    if metric is None:
+        return f"{code_name(reason.subject)}: {reason.text}"
+    values = (
+        fmt(metric.head)
+        if metric.baseline is None
+        else f"{fmt(metric.baseline)} → {fmt(metric.head)}"
+    )
+    return f"{code_name(reason.subject)} {values}: {reason.text}"
 
 
 def coverage_line(comparison: Comparison) -> str:
     if comparison.baseline_missing:
         return f"{comparison.n_head} questions evaluated."
-    drift = ", ".join(
+    drift = [
         f"{len(items)} {name}"
         for name, items in (
             ("added", comparison.of_kind(ADDED)),
             ("removed", comparison.of_kind(REMOVED)),
             ("relabelled", comparison.relabelled),
         )
-    )
+        if items
+    ]
+    if not drift:
+        return f"Compared {comparison.n_paired} questions (the same set in both runs)."
     return (
         f"Compared {comparison.n_paired} questions present in both runs "
-        f"({comparison.n_head} in this run, {comparison.n_baseline} in the baseline; {drift})."
+        f"({comparison.n_head} in this run, {comparison.n_baseline} in the baseline; "
+        f"{', '.join(drift)})."
+    )
+
+
+def _has_floors(comparison: Comparison) -> bool:
+    return any(
+        rule.min is not None or rule.warn_min is not None
+        for rule in (comparison.rules.rule_for(m.name) for m in comparison.metrics)
     )
 
 
 def _metric_row(metric: MetricComparison, comparison: Comparison) -> dict[str, str]:
-    row = _metric_cells(metric, comparison.baseline_missing)
+    row = _metric_cells(metric, comparison)
     if comparison.verdict in (ERROR, INCOMPARABLE) and row["verdict"] != "–":
         row["verdict"] = "not gated"  # never shown as pass when the run is not trusted
     return row
 
 
-def _metric_cells(metric: MetricComparison, baseline_missing: bool) -> dict[str, str]:
+def _metric_cells(metric: MetricComparison, comparison: Comparison) -> dict[str, str]:
     if metric.only_in is not None:
         note = f"only in the {metric.only_in}, not compared"
-        if metric.only_in == "head" and metric.head_interval and baseline_missing:
-            low, high = metric.head_interval
-            note = f"[{fmt(low)}, {fmt(high)}] (95% CI of the value)"
+        if metric.only_in == "head" and comparison.baseline_missing:
+            low, high = metric.head_interval or (None, None)
+            note = "n/a" if low is None else f"[{fmt(low)}, {fmt(high)}]"
         value = metric.head if metric.only_in == "head" else metric.baseline
         return {
             "name": code_name(metric.name),
@@ -336,11 +496,20 @@ def _metric_cells(metric: MetricComparison, baseline_missing: bool) -> dict[str,
             "head": fmt(value) if metric.only_in == "head" else "–",
             "delta": "–",
             "stats": note,
-            "verdict": _verdict_cell(metric.verdict) if metric.only_in == "head" else "–",
+            "verdict": _floor_verdict(metric, comparison)
+            if comparison.baseline_missing
+            else _verdict_cell(metric.verdict)
+            if metric.only_in == "head"
+            else "–",
         }
     stats = "n/a"
     if metric.p_value is not None:
-        stats = f"[{signed(metric.low)}, {signed(metric.high)}] · p = {metric.p_value:.3g}"
+        unchanged = metric.low == 0 and metric.high == 0 and round(metric.delta or 0, 3) == 0
+        stats = (
+            "–"
+            if unchanged
+            else f"[{signed(metric.low)}, {signed(metric.high)}] · {p_phrase(metric.p_value)}"
+        )
     return {
         "name": code_name(metric.name),
         "baseline": fmt(metric.baseline),
@@ -351,151 +520,220 @@ def _metric_cells(metric: MetricComparison, baseline_missing: bool) -> dict[str,
     }
 
 
+def _floor_verdict(metric: MetricComparison, comparison: Comparison) -> str:
+    rule = comparison.rules.rule_for(metric.name)
+    floors = [f"min {rule.min:g}"] if rule.min is not None else []
+    floors += [f"warn_min {rule.warn_min:g}"] if rule.warn_min is not None else []
+    if not floors:
+        return "–"
+    return f"{_verdict_cell(metric.verdict)} ({', '.join(floors)})"
+
+
 def _verdict_cell(verdict: str) -> str:
     return f"{VERDICT_ICONS[verdict]} {verdict}"
 
 
-def _question_title(question: QuestionDiff) -> str:
-    flags = " _(critical)_" if question.critical else ""
-    tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
-    title = f"**{escape_markdown(question.id, 120)}**{flags}" + (f" · {tags}" if tags else "")
-    return f"{title}: {escape_markdown(question.question, 200)}"
-
-
-def _failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, Any]:
-    lines = []
-    if question.head_status in FAILED_STATUSES:
-        lines.append(
-            f"{question.head_status}: {escape_markdown(question.error or 'no detail', 300)}"
+def _failing_context(comparison: Comparison, detail: Detail) -> dict[str, Any]:
+    failing = failing_questions(comparison)
+    context: dict[str, Any] = {
+        "failing_count": len(failing),
+        "failing_critical": sum(1 for q in failing if q.critical),
+        "per_question_rule": ", ".join(
+            f"{code_name(name)} ≥ {value:g}" for name, value in comparison.per_question_rule.items()
+        ),
+    }
+    limit = detail.max_failing_with_why
+    with_why = failing if limit is None else failing[:limit]
+    listed_limit = detail.max_failing_listed
+    listed = failing if listed_limit is None else failing[:listed_limit]
+    context["failing_ids"] = [question_title(q) for q in listed[len(with_why) :]]
+    context["failing_more"] = len(failing) - len(listed)
+    if detail.compact:
+        entries = failing_entries(with_why)
+        entries_shown = entries[: detail.failing_shown]
+        context["failing"] = [e.text for e in entries_shown]
+        context["failing_collapsed"] = [e.text for e in entries[detail.failing_shown :]]
+        context["failing_collapsed_questions"] = len(failing) - sum(
+            e.questions for e in entries_shown
         )
-    if question.rank_change is not None:
-        lines.append("retrieval: " + rank_change_text(question.rank_change))
-    if question.unlabelled:
-        lines.append(unlabelled_text(question.unlabelled))
-    for miss in question.misses:
-        before = "" if miss.baseline is None else f"{fmt(miss.baseline)} → "
-        lines.append(
-            f"{code_name(miss.metric)}: {before}{fmt(miss.head)} (needs ≥ {miss.threshold:g})"
-        )
-    sentences = question.hallucinated
-    shown = sentences if max_quotes is None else sentences[:max_quotes]
-    quotes = [_quote(s) for s in shown]
-    if len(sentences) > len(shown):
-        quotes.append(f"… and {len(sentences) - len(shown)} more unsupported sentences")
-    return {"title": _question_title(question), "lines": lines, "quotes": quotes}
+    else:
+        context["failing"] = [failing_item(q, detail.max_quotes) for q in with_why]
+        context["failing_collapsed"] = []
+        context["failing_collapsed_questions"] = 0
+    return context
 
 
-def rank_change_text(change: RankChange) -> str:
-    """ "the relevant chunk X fell from rank 1 to out of the top 3", and its variants."""
-    chunk = escape_markdown(change.chunk, 80)
-    where = (
-        f"out of the top {change.k} (not retrieved)"
-        if change.head_rank is None
-        else f"rank {change.head_rank}, out of the top {change.k}"
-        if change.head_rank > change.k
-        else f"rank {change.head_rank}"
-    )
-    if change.baseline_rank is None:
-        return f"the relevant chunk {chunk} is at {where}"
-    return f"the relevant chunk {chunk} fell from rank {change.baseline_rank} to {where}"
-
-
-def unlabelled_text(unlabelled: Unlabelled, shown: int = 3) -> str:
-    """The chunks newly in the top k that no label judges (maybe relevant, not labelled)."""
-    chunks = unlabelled.chunks
-    names = ", ".join(escape_markdown(chunk, 80) for chunk in chunks[:shown])
-    more = f" and {len(chunks) - shown} more" if len(chunks) > shown else ""
-    return (
-        f"unlabelled, new in the top {unlabelled.k}: {names}{more} (if relevant, label "
-        "them: the drop may be a better retriever)"
-    )
-
-
-def _quote(sentence: SentenceVerdict) -> str:
-    parts = []
-    if sentence.score is not None:
-        parts.append(f"support {sentence.score:.2f}")
-    parts.append(
-        f"closest chunk: {escape_markdown(sentence.evidence, 80)}"
-        if sentence.evidence
-        else "no supporting chunk found"
-    )
-    note = getattr(sentence, "note", None)
-    if note:
-        parts.append(escape_markdown(note, 160))
-    return f"unsupported: “{escape_markdown(sentence.text, 300)}” ({'; '.join(parts)})"
-
-
-def _tag_metric_names(comparison: Comparison) -> list[str]:
-    return [m.name for m in comparison.metrics if m.delta is not None]
-
-
-def _tag_row(tag: TagBreakdown, names: Sequence[str]) -> dict[str, Any]:
-    by_name = {m.name: m for m in tag.metrics}
-    cells = [
-        f"{fmt(by_name[n].head)} ({signed(by_name[n].delta)})" if n in by_name else "n/a"
-        for n in names
-    ]
+def _tag_context(comparison: Comparison, detail: Detail) -> dict[str, Any]:
+    names = tag_metric_names(comparison, TAG_COLUMNS)
+    moved = [t for t in comparison.tags if _tag_moved(t, names)]
+    shown = moved if detail.max_tags is None else moved[: detail.max_tags]
     return {
-        "tag": escape_markdown(tag.tag, 60),
+        "tag_metrics": [code_name(name) for name in names],
+        "tag_rows": [_tag_row(t, names, detail.compact) for t in shown] if names or moved else [],
+        "tags_more": len(moved) - len(shown),
+        "tags_unchanged": len(comparison.tags) - len(moved),
+    }
+
+
+def tag_metric_names(comparison: Comparison, limit: int) -> list[str]:
+    """The per-tag columns: the metrics that failed or warned, then the others that moved,
+    largest drop first, at most ``limit`` (so the table fits GitHub's comment column)."""
+    moved = [m for m in comparison.metrics if m.delta is not None and metric_moved(m)]
+    ranked = sorted(moved, key=lambda m: (m.verdict == PASS, m.delta or 0.0))
+    return [m.name for m in ranked[:limit]]
+
+
+def _tag_moved(tag: TagBreakdown, names: Sequence[str]) -> bool:
+    return tag.newly_failing > 0 or any(
+        round(m.delta, 3) != 0 for m in tag.metrics if m.name in names
+    )
+
+
+def _tag_row(tag: TagBreakdown, names: Sequence[str], compact: bool) -> dict[str, Any]:
+    """A tag's cells: the change (the comment) or the value and its change (the summary);
+    "=" unchanged, "–" no question of the tag has the metric."""
+    by_name = {m.name: m for m in tag.metrics}
+    cells = []
+    for name in names:
+        metric = by_name.get(name)
+        if metric is None:
+            cells.append("–")
+        elif compact:
+            cells.append("=" if round(metric.delta, 3) == 0 else signed(metric.delta))
+        elif round(metric.delta, 3) == 0:
+            cells.append(fmt(metric.head))
+        else:
+            cells.append(f"{fmt(metric.head)} ({signed(metric.delta)})")
+    return {
+        "tag": escape_markdown(tag.tag, 60, wrap=CELL_WRAP),
         "n": tag.n,
         "newly_failing": tag.newly_failing,
         "cells": cells,
     }
 
 
-def _drift(comparison: Comparison, show_lists: bool) -> dict[str, Any]:
-    groups = {
-        "added": comparison.of_kind(ADDED),
-        "removed": comparison.of_kind(REMOVED),
-        "relabelled": comparison.relabelled,
+def _fixed_context(comparison: Comparison, detail: Detail) -> dict[str, Any]:
+    fixed = _in_id_order(comparison.of_kind(FIXED))
+    listed = fixed if not detail.compact else fixed[:FIXED_SHOWN]
+    return {
+        "fixed": [question_title(q) for q in listed] if detail.fixed_list else [],
+        "fixed_count": len(fixed),
+        "fixed_more": len(fixed) - len(listed) if detail.fixed_list else 0,
     }
+
+
+def _in_id_order(questions: Sequence[QuestionDiff]) -> list[QuestionDiff]:
+    return sorted(questions, key=lambda q: id_order(q.id))
+
+
+def error_lines(comparison: Comparison) -> list[str]:
+    """Questions that could not be evaluated, those with the same error grouped."""
+    groups: dict[tuple[str, str], list[QuestionDiff]] = {}
+    for question in _in_id_order(comparison.questions):
+        if question.head_status in FAILED_STATUSES:
+            key = (question.head_status or "", question.error or "no detail")
+            groups.setdefault(key, []).append(question)
+    lines = []
+    for (status, error), group in groups.items():
+        ids = ", ".join(f"**{escape_markdown(q.id, 120)}**" for q in group[:GROUP_IDS_SHOWN])
+        more = len(group) - min(len(group), GROUP_IDS_SHOWN)
+        who = ids + (f" and {more} more" if more else "")
+        if len(group) == 1:
+            lines.append(f"{who} ({status}): {escape_markdown(error, 300)}")
+        else:
+            lines.append(f"{status}: {escape_markdown(error, 300)} — {len(group)} questions: {who}")
+    return lines
+
+
+def _drift(comparison: Comparison, detail: Detail) -> dict[str, Any]:
+    groups = {
+        "added": _in_id_order(comparison.of_kind(ADDED)),
+        "removed": _in_id_order(comparison.of_kind(REMOVED)),
+        "relabelled": _in_id_order(comparison.relabelled),
+    }
+    limit = DRIFT_SHOWN if detail.compact else None
+    lists = {}
+    for name, items in groups.items():
+        ids = [escape_markdown(q.id, 120) for q in items[:limit]] if detail.drift_list else []
+        if detail.drift_list and len(items) > len(ids):
+            ids.append(f"and {len(items) - len(ids)} more")
+        lists[name] = ids
     return {
         "any": any(groups.values()) and not comparison.baseline_missing,
         "counts": {name: len(items) for name, items in groups.items()},
-        "lists": {
-            name: [escape_markdown(q.id, 120) for q in items] if show_lists else []
-            for name, items in groups.items()
-        },
+        "lists": lists,
     }
 
 
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.0f} ms"
-
-
-def _latency_rows(comparison: Comparison) -> list[list[str]]:
+def latency_matters(comparison: Comparison) -> bool:
+    """p50 or p95 moved by at least LATENCY_MIN_MS and LATENCY_MIN_SHARE of the baseline."""
     latency = comparison.latency
-    rows = []
+    for before, after in (
+        (latency.baseline_p50, latency.head_p50),
+        (latency.baseline_p95, latency.head_p95),
+    ):
+        if before is None or after is None:
+            continue
+        change = abs(after - before)
+        if change >= LATENCY_MIN_MS and change >= LATENCY_MIN_SHARE * before:
+            return True
+    return False
+
+
+def _show_latency(comparison: Comparison, detail: Detail) -> bool:
+    return not detail.compact or latency_matters(comparison)
+
+
+def latency_line(comparison: Comparison) -> str:
+    """ "p50 155 → 215 ms (+60 ms), p95 186 → 246 ms (+60 ms)"; head values alone without
+    a baseline; empty when no latencies were recorded."""
+    latency = comparison.latency
+    parts = []
     for label, before, after in (
         ("p50", latency.baseline_p50, latency.head_p50),
         ("p95", latency.baseline_p95, latency.head_p95),
     ):
-        if before is None and after is None:
+        if after is None:
             continue
-        change = "n/a" if before is None or after is None else f"{after - before:+.0f} ms"
-        rows.append([label, _ms(before), _ms(after), change])
-    return rows
+        if before is None:
+            parts.append(f"{label} {milliseconds(after)}")
+        else:
+            change = milliseconds(after - before, sign=True)
+            parts.append(f"{label} {before:.0f} → {milliseconds(after)} ({change})")
+    return ", ".join(parts)
 
 
 def provenance_line(comparison: Comparison) -> str:
+    """Where the baseline came from: commit, branch, when, and the commit of this run."""
     if comparison.baseline_missing:
         return ""
     p = comparison.provenance
-    commit = escape_markdown(p.commit[:12], 12) if p.commit else "an unknown commit"
-    parts = [f"Baseline: commit {commit}"]
-    if p.branch:
-        parts.append(f"on {escape_markdown(p.branch, 100)}")
-    if p.created_at:
-        parts.append(f"created {escape_markdown(p.created_at, 40)}")
-    if p.age:
-        parts.append(f"({escape_markdown(p.age, 40)} before this run)")
-    head = (
-        f"; this run: commit {escape_markdown(comparison.head_sha[:12], 12)}"
-        if comparison.head_sha
-        else ""
+    text = "Baseline: " + (
+        f"commit {escape_markdown(p.commit[:12], 12)}" if p.commit else "commit not recorded"
     )
-    return " ".join(parts) + head + "."
+    if p.branch:
+        text += f" on {escape_markdown(p.branch, 100)}"
+    if p.created_at:
+        text += f", created {escape_markdown(p.created_at, 40)}"
+    if p.age:
+        text += f" ({escape_markdown(p.age, 40)} before this run)"
+    if comparison.head_sha:
+        text += f"; this run: commit {escape_markdown(comparison.head_sha[:12], 12)}"
+    return text + "."
+
+
+def footer_line(comparison: Comparison, detail: Detail) -> str:
+    """The small print: where the baseline came from, the rules in force, the version."""
+    parts = [provenance_line(comparison), rules_line(comparison)]
+    still = len(comparison.of_kind(STILL_FAILING))
+    if still:
+        parts.append(
+            f"{still} question{'s' if still != 1 else ''} fail{'s' if still == 1 else ''} in both runs."
+        )
+    if detail.compact:
+        parts.append("Full report: the job summary of this run.")
+    parts.append(f"ragguard {__version__}")
+    return " ".join(part for part in parts if part)
 
 
 def rules_line(comparison: Comparison) -> str:
@@ -511,21 +749,43 @@ def rules_line(comparison: Comparison) -> str:
 
 
 def _question_row(question: QuestionDiff) -> list[str]:
+    """A row of the table of every question: the change, and pass/fail (or the status of a
+    question that could not be evaluated) on each side."""
     kind = question.kind.replace("_", " ")
+    before, after = _OUTCOMES[question.kind]
     if question.kind == ADDED:
-        kind += ", failing" if _fails(question) else ", passing"
+        after = "fail" if fails(question) else "pass"
     return [
-        escape_markdown(question.id, 80),
+        escape_markdown(question.id, 80, wrap=CELL_WRAP),
         kind + (" (relabelled)" if question.relabelled else ""),
-        question.baseline_status or "–",
-        question.head_status or "–",
+        _outcome(question.baseline_status, before),
+        _outcome(question.head_status, after),
     ]
+
+
+_OUTCOMES = {
+    NEWLY_FAILING: ("pass", "fail"),
+    FIXED: ("fail", "pass"),
+    STILL_FAILING: ("fail", "fail"),
+    PASSING: ("pass", "pass"),
+    ADDED: ("–", "pass"),
+    REMOVED: ("–", "–"),
+}
+
+
+def _outcome(status: str | None, outcome: str) -> str:
+    if status is None:
+        return "–"
+    if status in FAILED_STATUSES:
+        return status
+    return outcome if status == STATUS_OK else f"{outcome} ({status})"
 
 
 def comparison_terminal(comparison: Comparison) -> str:
     """The plain-text report ``ragguard compare`` prints."""
     lines = [
-        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.verdict.upper()}",
+        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.verdict.upper()}"
+        + (" (no baseline yet)" if comparison.baseline_missing else ""),
         printable(coverage_line(comparison), 300),
         "",
     ]
@@ -536,7 +796,7 @@ def comparison_terminal(comparison: Comparison) -> str:
             fmt(m.head),
             signed(m.delta) if m.only_in is None else f"only in {m.only_in}",
             "" if m.low is None else f"[{signed(m.low)}, {signed(m.high)}]",
-            "" if m.p_value is None else f"{m.p_value:.3g}",
+            "" if m.p_value is None else p_text(m.p_value),
             m.verdict,
         ]
         for m in comparison.metrics
@@ -551,7 +811,7 @@ def comparison_terminal(comparison: Comparison) -> str:
     )
     if comparison.reasons:
         lines.append("")
-        for reason in comparison.reasons:
+        for reason in ordered_reasons(comparison):
             subject = f"{printable(reason.subject, 80)}: " if reason.subject else ""
             lines.append(f"{reason.tier}: {subject}{reason.text}")
     for diff in comparison.setting_diffs:
@@ -559,13 +819,16 @@ def comparison_terminal(comparison: Comparison) -> str:
             f"  setting {printable(diff.key, 80)}: {printable(diff.baseline, 60)} -> "
             f"{printable(diff.head, 60)}"
         )
-    failing = comparison.of_kind(NEWLY_FAILING)
+    failing = failing_questions(comparison)
     if failing and not comparison.baseline_missing:
         lines += ["", f"newly failing ({len(failing)}):"]
         for question in failing:
-            lines.append(f"  {printable(question.id, 80)}: {printable(question.question, 100)}")
+            critical = " (critical)" if question.critical else ""
+            lines.append(
+                f"  {printable(question.id, 80)}{critical}: {printable(question.question, 100)}"
+            )
             if question.rank_change is not None:
-                lines.append(f"    retrieval: {_plain_rank_change(question.rank_change)}")
+                lines.append(f"    retrieval: {plain_rank_change(question.rank_change)}")
             if question.unlabelled:
                 unlabelled = question.unlabelled
                 names = ", ".join(printable(chunk, 60) for chunk in unlabelled.chunks[:3])
@@ -575,13 +838,6 @@ def comparison_terminal(comparison: Comparison) -> str:
             if question.head_status in FAILED_STATUSES:
                 lines.append(f"    {question.head_status}: {printable(question.error or '', 120)}")
     return "\n".join(lines) + "\n"
-
-
-def _plain_rank_change(change: RankChange) -> str:
-    chunk = printable(change.chunk, 60)
-    before = f"rank {change.baseline_rank}" if change.baseline_rank else "not retrieved"
-    after = f"rank {change.head_rank}" if change.head_rank else "not retrieved"
-    return f"relevant chunk {chunk}: {before} -> {after} (top {change.k})"
 
 
 def comparison_json(comparison: Comparison) -> str:

@@ -24,11 +24,44 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]"
 # The runner's two command forms: "::name ...::data" and the older "##[name ...]data".
 _WORKFLOW_COMMAND = re.compile(r":(?=:)|#(?=#\[)")
 ZERO_WIDTH_SPACE = "\u200b"
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_]+(@[0-9]+)?")
 _GH_REFERENCE = re.compile(r"(?i)(?<![A-Za-z0-9])GH(?=\\-[0-9])")  # GH-123 links an issue
 
 
+MINUS = "\u2212"
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
+    return "n/a" if value is None else f"{value:.{digits}f}".replace("-", MINUS)
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    """+0.123 or −0.123 (U+2212, as every minus ragguard prints); 0.000 when it rounds to 0."""
+    if value is None:
+        return "n/a"
+    if round(value, digits) == 0:
+        return f"{0:.{digits}f}"
+    return f"{value:+.{digits}f}".replace("-", MINUS)
+
+
+def p_text(p_value: float | None) -> str:
+    """A p-value in one format everywhere: three decimals, or "< 0.001"."""
+    if p_value is None:
+        return "n/a"
+    return "< 0.001" if p_value < 0.0005 else f"{p_value:.3f}"
+
+
+def p_phrase(p_value: float | None) -> str:
+    """ "p = 0.031" or "p < 0.001"."""
+    text = p_text(p_value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def milliseconds(value: float | None, sign: bool = False) -> str:
+    """Whole milliseconds; with ``sign``, a change (+60 ms, −60 ms, 0 ms)."""
+    if value is None:
+        return "n/a"
+    return f"{signed(value, 0)} ms" if sign else f"{value:.0f} ms"
 
 
 def printable(text: str, limit: int = 200) -> str:
@@ -48,18 +81,35 @@ def no_workflow_commands(text: str) -> str:
     return _WORKFLOW_COMMAND.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, text)
 
 
-def escape_markdown(text: Any, limit: int = 300) -> str:
+def _long_runs(every: int) -> re.Pattern[str]:
+    return re.compile(rf"\S{{{every + 1},}}")
+
+
+def _split_run(run: str, every: int) -> str:
+    return ZERO_WIDTH_SPACE.join(run[i : i + every] for i in range(0, len(run), every))
+
+
+def escape_markdown(text: Any, limit: int = 300, wrap: int = 0) -> str:
     """Untrusted text as inert markdown: one line, every markup character escaped.
 
     Backslash escapes stop emphasis, links, images, headings, tables and autolinks;
     ``<`` and ``&`` become entities so no HTML tag or comment (and so no fake marker) can
     open; ``|`` becomes an entity so no table row breaks; ``@``, ``#`` and the ``GH`` of
     ``GH-1`` are followed by a zero-width space so no mention notifies and no issue
-    reference links.
+    reference links. With ``wrap``, an unbroken run longer than that gets a zero-width space
+    every ``wrap`` characters: for table cells, whose width is set by their longest word, so
+    a long id or tag wraps instead of widening the table past GitHub's comment column.
     """
     flat = printable(str(text), limit)
+    if wrap:
+        flat = _long_runs(wrap).sub(lambda m: _split_run(m.group(0), wrap), flat)
     escaped = _MARKDOWN_SPECIAL.sub(lambda m: _ENTITY.get(m.group(1), "\\" + m.group(1)), flat)
     return _GH_REFERENCE.sub(lambda m: m.group(0) + ZERO_WIDTH_SPACE, escaped)
+
+
+def code_name(name: str) -> str:
+    """A metric name as a code span when it is a plain name, else escaped text."""
+    return f"`{name}`" if _SAFE_NAME.fullmatch(name) else escape_markdown(name, 80)
 
 
 _ENTITY = {

@@ -25,10 +25,11 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import IO, Any
 
+from ragguard import interrupts
 from ragguard.config import SystemConfig
 from ragguard.errors import InputError, Where
 from ragguard.runs import RunRecord, record_from_mapping
-from ragguard.sources import parse_json_value, type_name
+from ragguard.sources import parse_json_value, split_lines, type_name
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -96,7 +97,7 @@ def _identity(argv: Sequence[str], mode: str) -> dict[str, Any]:
 
 
 def _tail(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
+    lines = [line for line in split_lines(text.strip()) if line.strip()]
     last = lines[-1].strip() if lines else ""
     return last if len(last) <= STDERR_TAIL else "…" + last[-STDERR_TAIL:]
 
@@ -121,27 +122,11 @@ class CommandPerQuestionAdapter:
     def ask(self, question: Question, timeout: float) -> Answer:
         values = placeholders(question)
         argv = [fill_text(argument, values) for argument in self.argv]
-        try:
-            done = subprocess.run(
-                argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired as exc:
-            self._log_stderr(question.id, exc.stderr)
-            raise SystemFailure(f"command timed out after {format_seconds(timeout)}") from None
-        except OSError as exc:
-            raise SystemFailure(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-        self._log_stderr(question.id, done.stderr)
-        if done.returncode != 0:
-            raise SystemFailure(_exit_message(done.returncode, _tail(done.stderr)))
-        text = done.stdout.strip()
+        returncode, stdout, stderr = self._call(argv, question, timeout)
+        self._log_stderr(question.id, stderr)
+        if returncode != 0:
+            raise SystemFailure(_exit_message(returncode, _tail(stderr)))
+        text = stdout.strip()
         if not text:
             raise SystemFailure("command printed nothing on stdout; expected one JSON object")
         try:
@@ -157,10 +142,41 @@ class CommandPerQuestionAdapter:
             value.pop("latency_ms", None)
         return answer_from_output(value, "command output")
 
+    def _call(self, argv: list[str], question: Question, timeout: float) -> tuple[int, str, str]:
+        """Run the program in its own process group, registered so that an interrupted run
+        kills it (and whatever it started); on a timeout the whole group is killed."""
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise SystemFailure(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+        with interrupts.child(process):
+            try:
+                stdout, stderr = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                interrupts.kill(process)
+                _stdout, stderr = process.communicate()
+                self._log_stderr(question.id, stderr)
+                raise SystemFailure(f"command timed out after {format_seconds(timeout)}") from None
+            except BaseException:
+                interrupts.kill(process)
+                raise
+        return process.returncode, stdout, stderr
+
     def _log_stderr(self, question_id: str, stderr: str | bytes | None) -> None:
         if isinstance(stderr, bytes):
             stderr = stderr.decode("utf-8", "replace")
-        for line in (stderr or "").splitlines():
+        for line in split_lines(stderr or ""):
             self.log(f"[{question_id}] {line}")
 
 
@@ -198,13 +214,15 @@ class CommandBatchAdapter:
                 text=True,
                 encoding="utf-8",
                 errors="replace",
+                start_new_session=True,
             )
         except OSError as exc:
             message = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             for question in questions:
                 emit(error_record(question.id, message))
             return
-        _Batch(process, questions, timeout, emit, stop, self.log).run()
+        with interrupts.child(process):
+            _Batch(process, questions, timeout, emit, stop, self.log).run()
 
 
 class _Batch:
@@ -240,7 +258,7 @@ class _Batch:
             thread.start()
         reason = self._read(lines)
         if reason:
-            self.process.kill()
+            interrupts.kill(self.process)
         code = self.process.wait()
         threads[2].join(timeout=2)
         if reason is None and code != 0:

@@ -32,7 +32,7 @@ import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from ragguard.config import SystemConfig
-from ragguard.sources import type_name
+from ragguard.sources import ascii_int, expands_beyond, type_name
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -116,11 +116,16 @@ def lookup(document: Any, path: str) -> Any:
     for part in parts:
         if isinstance(value, dict) and part in value:
             value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
+        elif isinstance(value, list) and (index := ascii_int(part)) is not None:
+            if not 0 <= index < len(value):
+                raise PathMissing(f"response has no value at {path!r}")
+            value = value[index]
         else:
             raise PathMissing(f"response has no value at {path!r}")
     return value
+
+
+MAX_TEMPLATE_VALUES = 10_000  # the body and params are filled per question
 
 
 class HttpAdapter:
@@ -166,6 +171,13 @@ class HttpAdapter:
             raise system.error(f"expected a mapping, found {type_name(params)}", key="params")
         if method.upper() == "GET" and options.get("body") is not None:
             raise system.error("a GET request has no body; use params", key="body")
+        for key in ("body", "params"):
+            if expands_beyond(options.get(key), MAX_TEMPLATE_VALUES):
+                raise system.error(
+                    f"the template expands to over {MAX_TEMPLATE_VALUES:,} values (YAML aliases?); "
+                    "it is filled for every question: keep it small",
+                    key=key,
+                )
         return cls(
             url,
             method=method.upper(),
@@ -271,8 +283,9 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = ascii_int(value)
+    if seconds is not None and seconds >= 0:
+        return float(seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

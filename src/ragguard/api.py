@@ -1,0 +1,138 @@
+"""The Python API: what the CLI does, as functions a team calls from its own code or tests.
+
+``load`` reads a results file (or a stored baseline), ``score`` scores a recorded run,
+``run`` runs a suite's system and scores it (``ragguard run``), ``compare`` compares two
+results under a suite's gate (``ragguard compare``), and ``report`` renders a comparison as
+the terminal text, the PR comment or the job summary. Bad input raises
+:class:`ragguard.errors.InputError` with the same one-line message the CLI prints.
+See docs/api.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from ragguard.compare import Comparison
+from ragguard.errors import InputError
+from ragguard.results import Results
+
+PathLike = str | Path
+DEFAULT_CONFIG = "ragguard.yml"
+
+
+def load(path: PathLike) -> Results:
+    """A results file (``ragguard.results/1``) or a stored baseline (``ragguard.baseline/1``)."""
+    from ragguard.baselines import load_baseline
+
+    return load_baseline(path).results
+
+
+def score(
+    testset: PathLike,
+    run: PathLike,
+    metrics: Sequence[str] | str | None = None,
+    *,
+    corpus: PathLike | None = None,
+    suite: str | None = None,
+    config: PathLike | None = None,
+) -> Results:
+    """Score a recorded run (JSON Lines) against a test set, as ``ragguard score`` does.
+
+    ``metrics``: names or one comma-separated string (default: the documented retrieval set).
+    Generation metrics use the methods of ``config``'s sections (offline by default); a judge
+    configured there needs its API key in the environment.
+    """
+    from ragguard.formats import load_run_file
+    from ragguard.judge.setup import load_generation_config, prepare_generation
+    from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
+    from ragguard.scoring import score_run
+    from ragguard.testset import load_testset
+
+    try:
+        specs = parse_metric_list(
+            metrics if isinstance(metrics, str) else tuple(metrics or DEFAULT_METRICS)
+        )
+    except MetricNameError as exc:
+        raise InputError("metrics", str(exc)) from None
+    loaded = load_testset(testset)
+    recorded = load_run_file(run)
+    recorded.check_known(loaded.known_ids)
+    raw_config, source = load_generation_config(config)
+    generation = prepare_generation(
+        specs,
+        loaded,
+        recorded.records,
+        raw_config=raw_config,
+        config_source=source,
+        corpus=corpus,
+        run_source=str(run),
+        run_lines=recorded.lines,
+    )
+    return score_run(
+        loaded,
+        recorded.records,
+        specs,
+        suite=suite or Path(loaded.source).name.split(".")[0] or "ragguard",
+        config=generation.fingerprint,
+        **generation.score_kwargs(),
+    )
+
+
+def run(config: PathLike = DEFAULT_CONFIG, *, log: PathLike | None = None) -> Results:
+    """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
+    run records are not written; the system's stderr goes to ``log`` when given)."""
+    from ragguard.config import load_config
+    from ragguard.runner import LineLog, run_config, score_suite_run
+
+    loaded = load_config(config)
+    line_log = LineLog(Path(log)) if log is not None else None
+    try:
+        suite_run = run_config(loaded, log=line_log or (lambda line: None))
+    finally:
+        if line_log is not None:
+            line_log.close()
+    results, _ = score_suite_run(loaded, suite_run, git={}, cache_dir=None, warn=lambda _: None)
+    return results
+
+
+def compare(
+    baseline: Results | PathLike | None,
+    head: Results | PathLike,
+    *,
+    config: PathLike | Literal[False] | None = None,
+) -> Comparison:
+    """Compare ``head`` with ``baseline`` (None: no baseline yet) under a suite's gate rules:
+    ``config``'s ``gate:`` section; by default ./ragguard.yml when there is one, as the CLI
+    reads it; ``False`` for the documented defaults."""
+    from ragguard.baselines import load_baseline
+    from ragguard.compare import compare as compare_results
+    from ragguard.gate import default_gate_rules, load_gate_rules
+
+    if config is None and Path(DEFAULT_CONFIG).is_file():
+        config = DEFAULT_CONFIG
+    rules = default_gate_rules() if not config else load_gate_rules(config)
+    head_results = head if isinstance(head, Results) else load(head)
+    if baseline is None or isinstance(baseline, Results):
+        return compare_results(baseline, head_results, rules)
+    stored = load_baseline(baseline)
+    return compare_results(
+        stored.results, head_results, rules, provenance=stored.provenance(head_results)
+    )
+
+
+def report(
+    comparison: Comparison, kind: Literal["terminal", "comment", "summary"] = "terminal"
+) -> str:
+    """The comparison as the CLI prints it, as the PR comment, or as the job summary."""
+    from ragguard.render import comparison_terminal, render_comment, render_summary
+
+    renderers = {
+        "terminal": comparison_terminal,
+        "comment": render_comment,
+        "summary": render_summary,
+    }
+    if kind not in renderers:
+        raise InputError("report", f"unknown kind {kind!r}; use terminal, comment or summary")
+    return renderers[kind](comparison)

@@ -1,0 +1,199 @@
+"""Failing questions in a report: who fails, why in one line, and repeated whys grouped.
+
+A reviewer reads the first few failing questions; when a change breaks many answers the same
+way (the same unsupported sentence appended to each, the same error), one line naming the
+why and the questions it hit says more than the same sentence quoted again and again.
+Critical questions always come first and are never folded into a group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragguard.compare import (
+    ADDED,
+    FAILED_STATUSES,
+    HALLUCINATION_METRIC,
+    NEWLY_FAILING,
+    Comparison,
+    QuestionDiff,
+    RankChange,
+    Unlabelled,
+)
+from ragguard.compare.pairing import retrieval_spec
+from ragguard.compare.questions import id_order
+from ragguard.render.text import code_name, escape_markdown, fmt, printable
+from ragguard.results import SentenceVerdict
+
+GROUP_IDS_SHOWN = 12
+
+
+@dataclass(frozen=True, slots=True)
+class FailingEntry:
+    """One bullet of the failing list: one question, or several that fail for the same why.
+
+    ``text`` is markdown with every untrusted part escaped.
+    """
+
+    text: str
+    questions: int
+    critical: bool
+
+
+def failing_questions(comparison: Comparison) -> tuple[QuestionDiff, ...]:
+    """Newly failing questions (without a baseline: those failing the rule), critical first,
+    then by id with numbers in order (q3 before q12)."""
+    if comparison.baseline_missing:
+        chosen: Iterable[QuestionDiff] = (q for q in comparison.of_kind(ADDED) if fails(q))
+    else:
+        chosen = comparison.of_kind(NEWLY_FAILING)
+    return tuple(sorted(chosen, key=lambda q: (not q.critical, id_order(q.id))))
+
+
+def fails(question: QuestionDiff) -> bool:
+    return bool(question.misses) or question.head_status in FAILED_STATUSES
+
+
+def question_title(question: QuestionDiff) -> str:
+    """**id** _(critical)_ · tags: the question."""
+    flags = " _(critical)_" if question.critical else ""
+    tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
+    title = f"**{escape_markdown(question.id, 120)}**{flags}" + (f" · {tags}" if tags else "")
+    return f"{title}: {escape_markdown(question.question, 200)}"
+
+
+def one_line_why(question: QuestionDiff) -> str:
+    """Why the question fails, in one line: the error, the relevant chunk's fall, the first
+    unsupported sentence, and any rule miss those do not already explain."""
+    if question.head_status in FAILED_STATUSES:
+        return f"{question.head_status}: {escape_markdown(question.error or 'no detail', 200)}"
+    parts = []
+    if question.rank_change is not None:
+        parts.append(rank_change_text(question.rank_change))
+    if question.unlabelled:
+        parts.append(unlabelled_text(question.unlabelled, shown=1, advice=False))
+    if question.hallucinated:
+        first = escape_markdown(question.hallucinated[0].text, 160)
+        more = len(question.hallucinated) - 1
+        parts.append(
+            f"unsupported: “{first}”"
+            + (f" and {more} more sentence{'s' if more > 1 else ''}" if more else "")
+        )
+    for miss in question.misses:
+        explained = (question.rank_change is not None and retrieval_spec(miss.metric)) or (
+            question.hallucinated and miss.metric == HALLUCINATION_METRIC
+        )
+        if not explained:
+            parts.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
+    return "; ".join(parts) or "fails the per-question rule"
+
+
+def miss_text(metric: str, baseline: float | None, head: float | None, threshold: float) -> str:
+    before = "" if baseline is None else f"{fmt(baseline)} → "
+    return f"{code_name(metric)} {before}{fmt(head)} (needs ≥ {threshold:g})"
+
+
+def failing_entries(questions: Sequence[QuestionDiff]) -> list[FailingEntry]:
+    """Critical questions one by one, then the rest with questions sharing a why grouped
+    into one entry (placed where its first question would be)."""
+    by_why: dict[str, list[QuestionDiff]] = {}
+    for question in questions:
+        if not question.critical:
+            by_why.setdefault(one_line_why(question), []).append(question)
+    entries = []
+    placed: set[str] = set()
+    for question in questions:
+        why = one_line_why(question)
+        group = [] if question.critical else by_why[why]
+        if len(group) > 1:
+            if why not in placed:
+                placed.add(why)
+                entries.append(_group_entry(why, group))
+            continue
+        entries.append(FailingEntry(f"{question_title(question)} — {why}", 1, question.critical))
+    return entries
+
+
+def _group_entry(why: str, group: Sequence[QuestionDiff]) -> FailingEntry:
+    ids = [f"**{escape_markdown(q.id, 80)}**" for q in group[:GROUP_IDS_SHOWN]]
+    more = len(group) - len(ids)
+    listed = ", ".join(ids) + (f" and {more} more" if more else "")
+    return FailingEntry(f"{why} — {len(group)} questions: {listed}", len(group), False)
+
+
+def failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, Any]:
+    """The full report's item: the title, every why, the unsupported sentences quoted."""
+    lines = []
+    if question.head_status in FAILED_STATUSES:
+        lines.append(
+            f"{question.head_status}: {escape_markdown(question.error or 'no detail', 300)}"
+        )
+    if question.rank_change is not None:
+        lines.append("retrieval: " + rank_change_text(question.rank_change))
+    if question.unlabelled:
+        lines.append(unlabelled_text(question.unlabelled))
+    for miss in question.misses:
+        lines.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
+    sentences = question.hallucinated
+    shown = sentences if max_quotes is None else sentences[:max_quotes]
+    quotes = [quote(s) for s in shown]
+    if len(sentences) > len(shown):
+        quotes.append(f"… and {len(sentences) - len(shown)} more unsupported sentences")
+    return {"title": question_title(question), "lines": lines, "quotes": quotes}
+
+
+def rank_change_text(change: RankChange) -> str:
+    """Where the relevant chunk went, e.g. "the relevant chunk tokens fell from rank 1 to
+    rank 4, out of the top 3"."""
+    chunk = escape_markdown(change.chunk, 80)
+    return f"the relevant chunk *{chunk}* {_rank_phrase(change, str(change.k))}"
+
+
+def plain_rank_change(change: RankChange) -> str:
+    """The same for a terminal."""
+    chunk = printable(change.chunk, 60)
+    return f"the relevant chunk {chunk} {_rank_phrase(change, str(change.k))}"
+
+
+def _rank_phrase(change: RankChange, k: str) -> str:
+    before, after = change.baseline_rank, change.head_rank
+    if after is None:
+        now = "is no longer retrieved" if before is not None else "is not retrieved"
+    elif after > change.k:
+        now = f"rank {after}, out of the top {k}"
+    else:
+        now = f"rank {after}"
+    if before is None:
+        return now if after is None else f"is at {now}"
+    if after is None:
+        return f"was at rank {before} and {now}"
+    return f"{'fell' if after > before else 'moved'} from rank {before} to {now}"
+
+
+def unlabelled_text(unlabelled: Unlabelled, shown: int = 3, advice: bool = True) -> str:
+    """The chunks newly in the top k that no label judges (maybe relevant, not labelled);
+    the advice is left out of the comment's one-line why (the job summary has it)."""
+    chunks = unlabelled.chunks
+    names = ", ".join(escape_markdown(chunk, 80) for chunk in chunks[:shown])
+    more = f" and {len(chunks) - shown} more" if len(chunks) > shown else ""
+    text = f"unlabelled, new in the top {unlabelled.k}: {names}{more}"
+    return text + (
+        " (if relevant, label them: the drop may be a better retriever)" if advice else ""
+    )
+
+
+def quote(sentence: SentenceVerdict) -> str:
+    parts = []
+    if sentence.score is not None:
+        parts.append(f"support {sentence.score:.2f}")
+    parts.append(
+        f"closest chunk: {escape_markdown(sentence.evidence, 80)}"
+        if sentence.evidence
+        else "no supporting chunk found"
+    )
+    note = getattr(sentence, "note", None)
+    if note:
+        parts.append(escape_markdown(note, 160))
+    return f"unsupported: “{escape_markdown(sentence.text, 300)}” ({'; '.join(parts)})"

@@ -1,0 +1,164 @@
+"""Local = CI: compare reads ./ragguard.yml as run does, reads the baseline document CI
+stores (ragguard.baseline/1), and `ragguard baseline fetch` gets it from the data branch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.conftest import assert_input_error
+
+from compare_cases import BASELINE_GIT, head_results, results
+from ragguard.baselines import BASELINE_SCHEMA, load_baseline
+from ragguard.github.databranch import baseline_document, encode_document
+from ragguard.results import write_results
+
+SUITE_YAML = """\
+suite: orders-api
+testset: testset.yaml
+system: {recorded: run.jsonl}
+metrics: [hit_rate@1, hit_rate@3, mrr, ndcg@3]
+gate:
+  metrics:
+    mrr: {max_drop: 0.01, alpha: off}
+"""
+TESTSET = "- id: q1\n  question: Q?\n  relevant: [a]\n"
+
+
+def _stored_document(saved_at: str = "2026-11-28T10:00:00+00:00") -> bytes:
+    data = "".join(results().json_chunks()).encode()
+    return encode_document(
+        baseline_document(
+            "orders-api", "main", BASELINE_GIT["sha"], data, saved_at, "2026-11-28T09:00:00+00:00"
+        )
+    )
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path) -> Path:
+    """A suite folder whose gate is stricter than the defaults: mrr may not drop at all."""
+    (tmp_path / "ragguard.yml").write_text(SUITE_YAML, encoding="utf-8")
+    (tmp_path / "testset.yaml").write_text(TESTSET, encoding="utf-8")
+    (tmp_path / "run.jsonl").write_text('{"id": "q1", "retrieved": ["a"]}\n', encoding="utf-8")
+    write_results(results(), tmp_path / "baseline.json")
+    write_results(head_results({"retry-429": 2}), tmp_path / "results.json")
+    return tmp_path
+
+
+def test_compare_reads_the_local_ragguard_yml_like_run(ragguard_process, suite_dir: Path) -> None:
+    here = ragguard_process("compare", "baseline.json", "results.json", cwd=suite_dir)
+    assert here.stdout.endswith("gate rules: ragguard.yml\n")
+    explicit = ragguard_process(
+        "compare", "baseline.json", "results.json", "-c", "ragguard.yml", cwd=suite_dir
+    )
+    assert here.returncode == explicit.returncode == 1  # mrr dropped: fails under this gate
+    assert here.stdout == explicit.stdout and here.stderr == ""
+    elsewhere = suite_dir / "elsewhere"
+    elsewhere.mkdir()
+    defaults = ragguard_process("compare", "../baseline.json", "../results.json", cwd=elsewhere)
+    assert defaults.returncode == 0  # no ragguard.yml here: the documented defaults
+    assert defaults.stdout.endswith("gate rules: the defaults (no ragguard.yml here)\n")
+
+
+def test_a_stored_baseline_document_compares_with_its_provenance(tmp_path: Path) -> None:
+    path = tmp_path / "stored.json"
+    path.write_bytes(_stored_document())
+    stored = load_baseline(path)
+    assert json.loads(path.read_text())["schema"] == BASELINE_SCHEMA
+    assert stored.results.suite == "orders-api"
+    provenance = stored.provenance(head_results())
+    assert provenance is not None
+    assert provenance.commit == BASELINE_GIT["sha"] and provenance.branch == "main"
+    assert provenance.created_at == "2026-11-28T09:00:00+00:00"  # the commit's time
+    assert provenance.age == "2 days"
+    plain = tmp_path / "plain.json"
+    write_results(results(), plain)
+    assert load_baseline(plain).provenance(head_results()) is None
+
+
+def test_compare_accepts_the_stored_document(ragguard_process, tmp_path: Path) -> None:
+    (tmp_path / "stored.json").write_bytes(_stored_document())
+    write_results(head_results(), tmp_path / "results.json")
+    done = ragguard_process(
+        "compare", "stored.json", "results.json", "--markdown", "comment.md", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    comment = (tmp_path / "comment.md").read_text(encoding="utf-8")
+    assert "Baseline: commit 1f2e3d4c5b6a on main" in comment
+
+
+def test_a_stored_document_without_results_is_a_one_line_error(
+    ragguard_process, tmp_path: Path
+) -> None:
+    (tmp_path / "stored.json").write_text(json.dumps({"schema": BASELINE_SCHEMA}))
+    write_results(head_results(), tmp_path / "results.json")
+    done = ragguard_process("compare", "stored.json", "results.json", cwd=tmp_path)
+    assert_input_error(done.returncode, done.stderr, "stored.json", "results", "fetch it again")
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    """A clone whose origin has a data branch as the action writes it."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    _git(origin, "init", "-q", "-b", "main")
+    (origin / "README").write_text("code\n")
+    _git(origin, "add", ".")
+    _git(origin, "commit", "-qm", "code")
+    _git(origin, "checkout", "-q", "--orphan", "ragguard-data")
+    _git(origin, "rm", "-rqf", ".")
+    (origin / "main" / "orders-api").mkdir(parents=True)
+    (origin / "main" / "orders-api.json").write_bytes(_stored_document())
+    snapshot = origin / "main" / "orders-api" / f"{BASELINE_GIT['sha']}.json"
+    snapshot.write_bytes(_stored_document("2026-11-27T00:00:00+00:00"))
+    _git(origin, "add", ".")
+    _git(origin, "commit", "-qm", "baselines")
+    _git(origin, "checkout", "-q", "main")
+    _git(tmp_path, "clone", "-q", str(origin), "work")
+    return tmp_path / "work"
+
+
+def test_baseline_fetch_gets_the_newest_of_a_branch(ragguard_process, clone: Path) -> None:
+    done = ragguard_process("baseline", "fetch", "--suite", "orders-api", cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "baseline of orders-api: 1f2e3d4c5b6a on main" in done.stdout
+    assert (clone / "baseline.json").read_bytes() == _stored_document()
+    write_results(head_results(), clone / "results.json")
+    compared = ragguard_process("compare", "baseline.json", "results.json", cwd=clone)
+    assert compared.returncode == 0, compared.stderr
+
+
+def test_baseline_fetch_gets_a_commits_baseline_by_prefix(ragguard_process, clone: Path) -> None:
+    done = ragguard_process(
+        "baseline", "fetch", "--suite", "orders-api", "--commit", "1f2e3d", "--out", "b.json",
+        cwd=clone,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (clone / "b.json").read_bytes() == _stored_document("2026-11-27T00:00:00+00:00")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["--suite", "other"], ["origin/ragguard-data:main/other.json", "--suite"]),
+        (["--suite", "orders-api", "--commit", "abc"], ["--commit", "none"]),
+        (["--suite", "orders-api", "--data-branch", "nope"], ["cannot fetch the data branch"]),
+        ([], ["ragguard.yml", "--suite"]),
+    ],
+)
+def test_baseline_fetch_failures_are_one_line(
+    ragguard_process, clone: Path, args: list[str], fragments: list[str]
+) -> None:
+    done = ragguard_process("baseline", "fetch", *args, cwd=clone)
+    assert done.stdout == ""
+    assert_input_error(done.returncode, done.stderr, *fragments)
+    assert not (clone / "baseline.json").exists()
