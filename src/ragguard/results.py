@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import sys
 from collections import Counter
@@ -458,7 +459,7 @@ def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
     )
 
 
-_OPTIONAL_TEXT = (str, type(None))
+_OPTIONAL_TEXT = {str, type(None)}
 
 
 def _plain_question(entry: Any) -> QuestionResult | None:
@@ -478,20 +479,25 @@ def _plain_question(entry: Any) -> QuestionResult | None:
         flags = (entry["answerable"], entry["critical"])
         optional = (entry.get("reference_answer"), entry.get("answer"), entry.get("error"))
         latency = entry.get("latency_ms")
-        checks = (
-            type(metrics) is dict and set(map(type, metrics.values())) <= {float},
-            type(relevant) is dict and set(map(type, relevant.values())) <= {int},
-            min(relevant.values(), default=0) >= 0,
-            type(retrieved) is list and type(tags) is list,
-            set(map(type, texts)) == {str} and set(map(type, flags)) == {bool},
-            all(type(text) in _OPTIONAL_TEXT for text in optional),
-            latency is None or type(latency) is float,
-            texts[2] in STATUSES,
+        plain = (  # in order: each check only when the ones before it passed
+            type(metrics) is dict
+            and set(map(type, metrics.values())) <= {float}
+            and all(map(math.isfinite, metrics.values()))
+            and type(relevant) is dict
+            and set(map(type, relevant.values())) <= {int}
+            and min(relevant.values(), default=0) >= 0
+            and type(retrieved) is list
+            and type(tags) is list
+            and set(map(type, texts)) == {str}
+            and set(map(type, flags)) == {bool}
+            and set(map(type, optional)) <= _OPTIONAL_TEXT
+            and (latency is None or (type(latency) is float and math.isfinite(latency)))
+            and texts[2] in STATUSES
         )
-        if not all(checks):
+        if not plain:
             return None
         "".join(retrieved) + "".join(tags)  # every item a string: checked in C
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, OverflowError):  # any doubt: the checking reader decides
         return None
     return QuestionResult(
         id=texts[0],
