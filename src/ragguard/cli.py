@@ -301,14 +301,16 @@ def _score_records(
 ) -> Results | None:
     """A test set (or BEIR folder) and a recorded run: retrieval and generation metrics."""
     from ragguard.formats import load_run_file
-    from ragguard.formats.trec import skipped_warning
     from ragguard.gitinfo import current_commit
     from ragguard.scoring import score_run
 
     loaded = _load_testset(testset, beir, split)
     recorded = load_run_file(run)  # type: ignore[arg-type]
     recorded.check_known(loaded.known_ids)
-    _warn_if(skipped_warning(loaded))
+    if loaded.skipped:  # only BEIR folders skip queries here
+        from ragguard.formats.trec import skipped_warning
+
+        _warn_if(skipped_warning(loaded))
     name = _suite_name(suite, loaded.source)
     from ragguard.labels import corpus_origins, unmatched_label_warning
 
