@@ -282,3 +282,36 @@ def test_an_unwritable_out_path_is_refused_without_a_traceback(
         ["score", "--testset", good_testset, "--run", good_run, "--out", target],
         f"{target}: cannot write the results file",
     )
+
+
+@pytest.mark.parametrize(
+    "retrieved",
+    [
+        ("plain-1", "plain-2"),
+        ('say "hi"', "back\\slash"),
+        ("tab\there", "bell\x07", "nl\nx"),
+        ("ünïcode", "no\u00a0break", "emoji-\U0001f600"),
+        (),
+    ],
+    ids=["plain", "quote-backslash", "control", "non-ascii", "empty"],
+)
+def test_retrieved_ids_are_written_as_json_whatever_they_hold(tmp_path, retrieved):
+    """Ids needing no escape are joined directly, the others go through the encoder; both
+    give JSON that reads back to the same ids, one question a line."""
+    question = replace(RESULTS.questions[1], retrieved=retrieved)
+    results = replace(RESULTS, questions=(question,))
+    path = write_results(results, tmp_path / "results.json")
+    assert load_results(path) == results
+    line = next(x for x in path.read_text().splitlines() if x.lstrip().startswith('{"id"'))
+    assert json.loads(line)["retrieved"] == list(retrieved)
+
+
+def test_a_question_not_as_ragguard_writes_it_is_read_by_the_checking_reader(write):
+    """Integers for numbers take the field-by-field reader, with the same result."""
+    data = json.loads(RESULTS.to_json())
+    data["questions"][1]["metrics"] = {"hit_rate@3": 0, "mrr": 0}
+    data["questions"][1]["latency_ms"] = 12
+    loaded = load_results(write("results.json", json.dumps(data)))
+    assert loaded.questions[1].metrics == {"hit_rate@3": 0.0, "mrr": 0.0}
+    assert loaded.questions[1].latency_ms == 12.0
+    assert loaded.questions[0] == RESULTS.questions[0]

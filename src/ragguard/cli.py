@@ -9,25 +9,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ragguard import __version__, interrupts
 from ragguard.errors import InputError
-from ragguard.files import check_writable
-from ragguard.formats import load_run_file
-from ragguard.formats.beir import load_beir
-from ragguard.formats.trec import load_qrels, load_trec_run, skipped_warning
-from ragguard.gitinfo import current_commit
-from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, MetricSpec, parse_metric_list
-from ragguard.metrics.retrieval import explain
-from ragguard.render import explanation_text, json_report, markdown_report, terminal_report
-from ragguard.results import QuestionResult, load_results, write_results
-from ragguard.runs import Run
-from ragguard.scoring import score_run
-from ragguard.sources import bad_path
-from ragguard.testset import TestSet, load_testset
+
+if TYPE_CHECKING:
+    from ragguard.metrics.names import MetricSpec
+    from ragguard.results import QuestionResult, Results
+    from ragguard.testset import TestSet
+
+# Each command imports what it needs when it runs: `ragguard --help` and `--version` load
+# click and ragguard.errors only (benchmarks/startup.py measures them).
 
 EXIT_BAD_INPUT = 2
 
@@ -48,6 +43,8 @@ class RagguardGroup(click.Group):
         except OSError as exc:
             if exc.filename is None:
                 raise
+            from ragguard.sources import bad_path
+
             error = bad_path(exc.filename, exc)  # e.g. a path too long, a folder not writable
             click.echo(f"ragguard: error: {error}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
@@ -120,35 +117,32 @@ def cli() -> None:
 
 
 def parse_metrics_option(value: str | None) -> tuple[MetricSpec, ...]:
+    from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
+
     try:
         return parse_metric_list(value or ",".join(DEFAULT_METRICS))
     except MetricNameError as exc:
         raise InputError("--metrics", str(exc)) from None
 
 
-def _load_inputs(
+def _check_sources(
     testset: Path | None,
     run: Path | None,
     qrels: Path | None,
     trec_run: Path | None,
     beir: Path | None,
-    split: str | None,
-) -> tuple[TestSet, Run]:
+) -> None:
     chosen = [
         name for name, v in (("--testset", testset), ("--qrels", qrels), ("--beir", beir)) if v
     ]
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --testset, --qrels or --beir")
-    if qrels:
-        if not trec_run:
-            raise click.UsageError("--qrels goes with --trec-run")
-        return load_qrels(qrels), load_trec_run(trec_run)
-    if trec_run:
+    if qrels and not trec_run:
+        raise click.UsageError("--qrels goes with --trec-run")
+    if trec_run and not qrels:
         raise click.UsageError("--trec-run goes with --qrels")
-    if not run:
+    if not qrels and not run:
         raise click.UsageError(f"{chosen[0]} needs --run")
-    loaded = load_testset(testset) if testset else load_beir(beir, split)  # type: ignore[arg-type]
-    return loaded, load_run_file(run)
 
 
 @cli.command()
@@ -192,39 +186,161 @@ def score(
 ) -> None:
     """Score a recorded run against a test set and print the table."""
     specs = parse_metrics_option(metrics)
-    loaded, recorded = _load_inputs(testset, run, qrels, trec_run, beir, split)
-    recorded.check_known(loaded.known_ids)
-    warning = skipped_warning(loaded)
+    _check_sources(testset, run, qrels, trec_run, beir)
+    options = None
+    if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
+        from ragguard.judge.setup import load_generation_config
+
+        raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
+        options = {
+            "raw_config": raw_config,
+            "config_source": config_source,
+            "corpus": corpus,
+            "use_judge": use_judge,
+            "need_key": not dry_run,
+        }
+    # options None: retrieval metrics only and nothing about generation asked, so the
+    # generation and judge modules (most of a short run's start-up) are not loaded.
+    if qrels and trec_run:
+        results = _score_trec(qrels, trec_run, specs, suite, dry_run, options)
+    else:
+        results = _score_records(testset, run, beir, split, specs, suite, dry_run, options)
+    if results is None:
+        return
+    if out:
+        from ragguard.results import write_results
+
+        write_results(results, out)
+    from ragguard.render import terminal_report
+
+    click.echo(terminal_report(results), nl=False)
+    if out:
+        click.echo(f"\nresults written to {out}")
+
+
+def _warn_if(warning: str | None) -> None:
     if warning:
         _warn(warning)
-    name = suite or Path(loaded.source).name.split(".")[0] or "ragguard"
-    from ragguard.config import min_coverage_of
-    from ragguard.judge.setup import load_generation_config, prepare_generation, progress_printer
+
+
+def _suite_name(suite: str | None, source: str) -> str:
+    return suite or Path(source).name.split(".")[0] or "ragguard"
+
+
+def _score_trec(
+    qrels: Path,
+    trec_run: Path,
+    specs: tuple[MetricSpec, ...],
+    suite: str | None,
+    dry_run: bool,
+    options: dict[str, Any] | None,
+) -> Results | None:
+    """TREC qrels and run: rankings of ids only, read and scored without run records."""
+    from ragguard.formats.trec import (
+        load_qrels,
+        load_trec_rankings,
+        skipped_warning,
+        unjudged_warning,
+    )
+    from ragguard.gitinfo import current_commit
+    from ragguard.scoring import score_rankings
+
+    generation = [spec.name for spec in specs if spec.is_generation]
+    if generation:
+        raise InputError(
+            trec_run,
+            f"a TREC run has no answers; generation metrics ({', '.join(generation)}) need "
+            "the system's answers; drop them from --metrics",
+        )
+    loaded = load_qrels(qrels)
+    rankings = load_trec_rankings(trec_run)
+    _warn_if(skipped_warning(loaded))
+    _warn_if(unjudged_warning(trec_run, rankings, loaded))
+    config: dict[str, Any] = {}
+    origins = None
+    if options is not None:
+        from ragguard.judge.setup import prepare_generation
+        from ragguard.labels import corpus_origins
+
+        setup = prepare_generation(specs, loaded, {}, run_source=str(trec_run), **options)
+        if dry_run:
+            click.echo(setup.dry_run_text(), nl=False)
+            return None
+        config = setup.fingerprint
+        origins = corpus_origins(loaded, specs, options["corpus"])
+    return score_rankings(
+        loaded,
+        rankings,
+        specs,
+        suite=_suite_name(suite, loaded.source),
+        git=current_commit(),
+        config=config,
+        origins=origins,
+    )
+
+
+def _load_testset(testset: Path | None, beir: Path | None, split: str | None) -> TestSet:
+    if testset:
+        from ragguard.testset import load_testset
+
+        return load_testset(testset)
+    from ragguard.formats.beir import load_beir
+
+    return load_beir(beir, split)  # type: ignore[arg-type]
+
+
+def _score_records(
+    testset: Path | None,
+    run: Path | None,
+    beir: Path | None,
+    split: str | None,
+    specs: tuple[MetricSpec, ...],
+    suite: str | None,
+    dry_run: bool,
+    options: dict[str, Any] | None,
+) -> Results | None:
+    """A test set (or BEIR folder) and a recorded run: retrieval and generation metrics."""
+    from ragguard.formats import load_run_file
+    from ragguard.gitinfo import current_commit
+    from ragguard.scoring import score_run
+
+    loaded = _load_testset(testset, beir, split)
+    recorded = load_run_file(run)  # type: ignore[arg-type]
+    recorded.check_known(loaded.known_ids)
+    if loaded.skipped:  # only BEIR folders skip queries here
+        from ragguard.formats.trec import skipped_warning
+
+        _warn_if(skipped_warning(loaded))
+    name = _suite_name(suite, loaded.source)
     from ragguard.labels import corpus_origins, unmatched_label_warning
 
-    raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
-    generation = prepare_generation(
-        specs,
-        loaded,
-        recorded.records,
-        raw_config=raw_config,
-        config_source=config_source,
-        corpus=corpus,
-        run_source=recorded.source or str(run),
-        run_lines=recorded.lines,
-        use_judge=use_judge,
-        need_key=not dry_run,
-        progress=progress_printer(lambda line: click.echo(line, err=True)),
-    )
-    if dry_run:
-        click.echo(generation.dry_run_text(), nl=False)
-        return
-    origins = corpus_origins(loaded, specs, corpus)
+    generation = None
+    if options is not None:
+        from ragguard.judge.setup import prepare_generation, progress_printer
+
+        generation = prepare_generation(
+            specs,
+            loaded,
+            recorded.records,
+            run_source=recorded.source or str(run),
+            run_lines=recorded.lines,
+            progress=progress_printer(lambda line: click.echo(line, err=True)),
+            **options,
+        )
+        if dry_run:
+            click.echo(generation.dry_run_text(), nl=False)
+            return None
+    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
     if testset:  # written by people; imported qrels routinely judge documents never retrieved
-        corpus_ids = frozenset(generation.corpus) if generation.corpus is not None else None
-        unmatched = unmatched_label_warning(loaded, recorded.records, origins, corpus_ids)
-        if unmatched:
-            _warn(unmatched)
+        texts = generation.corpus if generation is not None else None
+        corpus_ids = frozenset(texts) if texts is not None else None
+        _warn_if(unmatched_label_warning(loaded, recorded.records, origins, corpus_ids))
+    if generation is None:
+        return score_run(
+            loaded, recorded.records, specs, suite=name, git=current_commit(), origins=origins
+        )
+    from ragguard.config import min_coverage_of
+
     results = score_run(
         loaded,
         recorded.records,
@@ -233,16 +349,12 @@ def score(
         git=current_commit(),
         config=generation.fingerprint,
         origins=origins,
-        min_coverage=min_coverage_of(raw_config, config_source),
+        min_coverage=min_coverage_of(options["raw_config"], options["config_source"]),
         **generation.score_kwargs(),
     )
     if generation.judge:
         click.echo(generation.judge.usage.line(), err=True)
-    if out:
-        write_results(results, out)
-    click.echo(terminal_report(results), nl=False)
-    if out:
-        click.echo(f"\nresults written to {out}")
+    return results
 
 
 @cli.command()
@@ -256,6 +368,9 @@ def score(
 )
 def report(results_file: Path, output_format: str) -> None:
     """Print a results file as a table, markdown or JSON."""
+    from ragguard.render import json_report, markdown_report, terminal_report
+    from ragguard.results import load_results
+
     results = load_results(results_file)
     renderers = {"table": terminal_report, "markdown": markdown_report, "json": json_report}
     click.echo(renderers[output_format](results), nl=False)
@@ -268,6 +383,8 @@ def report(results_file: Path, output_format: str) -> None:
 def explain_command(results_file: Path, question_id: str, k: int) -> None:
     """Show the working behind one question's precision, recall, RR and nDCG at k, and its
     answer's per-sentence faithfulness verdicts when it was scored for them."""
+    from ragguard.results import load_results
+
     results = load_results(results_file)
     if question_id not in results.by_id:
         raise InputError(results_file, f"no question {question_id!r} in these results")
@@ -282,6 +399,9 @@ def explain_command(results_file: Path, question_id: str, k: int) -> None:
 
 
 def _explain(question: QuestionResult, k: int) -> str:
+    from ragguard.metrics.retrieval import explain
+    from ragguard.render import explanation_text
+
     working = explain(question.retrieved, question.judged_chunks, k)
     text = explanation_text(question.id, question.question, working)
     if not question.evidence:
@@ -303,12 +423,14 @@ def _explain(question: QuestionResult, k: int) -> str:
 @click.option("--seed", is_flag=True, help="Score the reference text's worked examples instead.")
 def demo(out: Path, seed: bool) -> None:
     """Run the embedded Orders API docs assistant: a baseline and a pull request's change."""
+    from ragguard.files import check_writable
+
     check_writable(out / "comment.md")  # before anything is printed
     if seed:
         _seed_demo(out)
         return
     from ragguard.demo.walkthrough import compare_demo, run_demo, write_demo
-    from ragguard.render import comparison_terminal
+    from ragguard.render import comparison_terminal, terminal_report
 
     runs = run_demo()
     for run in runs:
@@ -328,6 +450,12 @@ def demo(out: Path, seed: bool) -> None:
 def _seed_demo(out: Path | None) -> None:
     """Score the seed's Orders API examples from files shipped with ragguard."""
     from ragguard.demo import seed_examples
+    from ragguard.formats import load_run_file
+    from ragguard.metrics.names import parse_metric_list
+    from ragguard.render import terminal_report
+    from ragguard.results import write_results
+    from ragguard.scoring import score_run
+    from ragguard.testset import load_testset
 
     for example in seed_examples():
         loaded = load_testset(example.testset)
@@ -419,10 +547,15 @@ def run_command(
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
     from ragguard.config import load_config
+    from ragguard.files import check_writable
+    from ragguard.gitinfo import current_commit
     from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
+    from ragguard.render import terminal_report
+    from ragguard.results import write_results
     from ragguard.runner import LineLog, run_config, score_suite_run
     from ragguard.runs import RunRecord
     from ragguard.shards import parse_shard, select_shard
+    from ragguard.testset import load_testset
 
     shard = parse_shard(shard_text) if shard_text else None
     config = load_config(config_path)
@@ -475,6 +608,8 @@ def run_command(
 )
 def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     """Merge the results of `ragguard run --shard i/n` into the results of the whole run."""
+    from ragguard.render import terminal_report
+    from ragguard.results import load_results, write_results
     from ragguard.shards import merge_parts
 
     merged = merge_parts([(path, load_results(path)) for path in parts])
@@ -533,6 +668,7 @@ def compare_command(
     from ragguard.formats.junit import comparison_junit
     from ragguard.gate import load_gate_rules
     from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
+    from ragguard.results import load_results
 
     if config_path is None and Path(DEFAULT_CONFIG).is_file():
         config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
@@ -668,9 +804,11 @@ def calibrate_command(
         load_calibration,
         report_lines,
     )
+    from ragguard.formats import load_run_file
     from ragguard.judge.client import JudgeClient
     from ragguard.judge.settings import generation_settings
     from ragguard.runs import load_corpus
+    from ragguard.testset import load_testset
 
     if (calibration_set is None) == (testset is None):
         raise click.UsageError("give a calibration set, or --testset with --run")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard import __version__
+from ragguard.bulk import collector_paused
 from ragguard.errors import InputError
 from ragguard.sources import (
     described_number,
@@ -133,6 +136,12 @@ class Results:
         return {question.id: question for question in self.questions}
 
     def to_dict(self) -> dict[str, Any]:
+        data = self._header()
+        data["questions"] = [_question_to_dict(question) for question in self.questions]
+        return data
+
+    def _header(self) -> dict[str, Any]:
+        """Everything but the questions."""
         data: dict[str, Any] = {
             "schema": SCHEMA,
             "suite": self.suite,
@@ -147,7 +156,6 @@ class Results:
                 for name, s in self.summary.items()
             },
             "counts": self.counts,
-            "questions": [_question_to_dict(question) for question in self.questions],
         }
         if self.shard is not None:
             data["shard"] = _shard_to_dict(self.shard)
@@ -159,12 +167,36 @@ class Results:
     def json_chunks(self) -> Iterator[str]:
         """The JSON text in pieces, for writing a large file without holding it whole.
 
-        Indented output goes through json's Python encoder, which ``json.dumps`` would
-        gather in a list of millions of small strings before joining them.
+        The header is indented; each question is one line, encoded by json's C encoder
+        (an indented dump goes through its pure-Python encoder: ten times slower, and
+        millions of small strings). NaN raises ValueError.
         """
-        encoder = json.JSONEncoder(ensure_ascii=False, indent=1, allow_nan=False)
-        yield from encoder.iterencode(self.to_dict())
-        yield "\n"
+        header = json.dumps(self._header(), ensure_ascii=False, indent=1, allow_nan=False)
+        yield header[: -len("\n}")] + ',\n "questions": ['
+        separator = "\n  "
+        for question in self.questions:
+            yield separator + _question_json(question)
+            separator = ",\n  "
+        yield "\n ]\n}\n"
+
+
+_QUESTION_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+# Nothing JSON escapes with ensure_ascii=False (isprintable() checks most ids faster).
+_PLAIN_ID = re.compile(r'[^"\\\x00-\x1f]*').fullmatch
+
+
+def _question_json(question: QuestionResult) -> str:
+    """One question as a line of JSON. Its retrieved ids (most of a results file) are joined
+    directly when none needs escaping: the encoder costs about ten times more per id."""
+    data = _question_to_dict(question)
+    ids = data.pop("retrieved")
+    joined = "".join(ids)
+    plain = joined.isprintable() and '"' not in joined and "\\" not in joined
+    if not (plain or _PLAIN_ID(joined)):
+        data["retrieved"] = ids
+        return _QUESTION_ENCODER.encode(data)
+    retrieved = '["' + '", "'.join(ids) + '"]' if ids else "[]"
+    return f'{_QUESTION_ENCODER.encode(data)[:-1]}, "retrieved": {retrieved}}}'
 
 
 def config_fingerprint(config: Mapping[str, Any]) -> str:
@@ -246,6 +278,11 @@ def write_results(results: Results, path: str | Path) -> Path:
 
 def load_results(path: str | Path) -> Results:
     path = Path(path)
+    with collector_paused():
+        return _load_results(path)
+
+
+def _load_results(path: Path) -> Results:
     try:  # the text is not kept: at 100,000 questions it is over 100 MB
         data = parse_json_value(read_text(path, what="results file"))
     except json.JSONDecodeError as exc:
@@ -294,18 +331,21 @@ class _Reader:
             )
         return value
 
-    def strings(self, data: Any, key: str, path: str) -> tuple[str, ...]:
-        """A list of strings, each checked."""
+    def strings(self, data: Any, key: str, path: str, intern: bool = True) -> tuple[str, ...]:
+        """A list of strings, each checked; ``intern`` them when they repeat across
+        questions (tags; not chunk ids: interning ten million of them costs seconds)."""
         items = self.get(data, key, list, path)
-        where = f"{path}.{key}" if path else key
-        for index, item in enumerate(items):
-            if not isinstance(item, str):
-                raise InputError(
-                    self.source,
-                    f"expected a string, found {type_name(item)}",
-                    key=f"{where}[{index}]",
-                )
-        return tuple(map(sys.intern, items))  # chunk ids and tags repeat across questions
+        try:
+            "".join(items)  # checks every item is a string, in C
+        except TypeError:
+            where = f"{path}.{key}" if path else key
+            index, item = next((i, x) for i, x in enumerate(items) if not isinstance(x, str))
+            raise InputError(
+                self.source,
+                f"expected a string, found {type_name(item)}",
+                key=f"{where}[{index}]",
+            ) from None
+        return tuple(map(sys.intern, items)) if intern else tuple(items)
 
     def grades(self, data: Any, key: str, path: str) -> dict[str, int]:
         """A mapping of chunk id to a non-negative integer grade."""
@@ -338,7 +378,7 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         for name, entry in read.get(data, "summary", dict, "").items()
     }
     questions = tuple(
-        _question(read, entry, f"questions[{index}]")
+        _plain_question(entry) or _question(read, entry, f"questions[{index}]")
         for index, entry in enumerate(read.get(data, "questions", list, ""))
     )
     _check_unique_ids(questions, source)
@@ -419,6 +459,64 @@ def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
     )
 
 
+_OPTIONAL_TEXT = {str, type(None)}
+
+
+def _plain_question(entry: Any) -> QuestionResult | None:
+    """The question as ragguard writes it, checked in bulk; None when anything differs
+    (then :func:`_question` reads it field by field and names what is wrong)."""
+    if (
+        type(entry) is not dict
+        or entry.get("sentences")
+        or "evidence" in entry
+        or "judgments" in entry
+    ):
+        return None  # verdicts and evidence labels: the checking reader
+    try:
+        metrics, relevant = entry["metrics"], entry["relevant"]
+        retrieved, tags = entry["retrieved"], entry["tags"]
+        texts = (entry["id"], entry["question"], entry["status"], entry["fingerprint"])
+        flags = (entry["answerable"], entry["critical"])
+        optional = (entry.get("reference_answer"), entry.get("answer"), entry.get("error"))
+        latency = entry.get("latency_ms")
+        plain = (  # in order: each check only when the ones before it passed
+            type(metrics) is dict
+            and set(map(type, metrics.values())) <= {float}
+            and all(map(math.isfinite, metrics.values()))
+            and type(relevant) is dict
+            and set(map(type, relevant.values())) <= {int}
+            and min(relevant.values(), default=0) >= 0
+            and type(retrieved) is list
+            and type(tags) is list
+            and set(map(type, texts)) == {str}
+            and set(map(type, flags)) == {bool}
+            and set(map(type, optional)) <= _OPTIONAL_TEXT
+            and (latency is None or (type(latency) is float and math.isfinite(latency)))
+            and texts[2] in STATUSES
+        )
+        if not plain:
+            return None
+        "".join(retrieved) + "".join(tags)  # every item a string: checked in C
+    except (KeyError, TypeError, OverflowError):  # any doubt: the checking reader decides
+        return None
+    return QuestionResult(
+        id=texts[0],
+        question=texts[1],
+        status=sys.intern(texts[2]),
+        metrics=metrics,
+        retrieved=tuple(retrieved),
+        relevant=relevant,
+        fingerprint=texts[3],
+        answerable=flags[0],
+        critical=flags[1],
+        tags=tuple(map(sys.intern, tags)),
+        reference_answer=optional[0],
+        answer=optional[1],
+        latency_ms=latency,
+        error=optional[2],
+    )
+
+
 def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
     status = sys.intern(read.get(entry, "status", str, path))
     if status not in STATUSES:
@@ -447,7 +545,7 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
         question=read.get(entry, "question", str, path),
         status=status,
         metrics={name: float(value) for name, value in metrics.items()},
-        retrieved=read.strings(entry, "retrieved", path),
+        retrieved=read.strings(entry, "retrieved", path, intern=False),
         relevant=read.grades(entry, "relevant", path),
         fingerprint=read.get(entry, "fingerprint", str, path),
         answerable=read.get(entry, "answerable", bool, path),

@@ -299,12 +299,15 @@ def _reject_constant(name: str) -> float:
 
 
 def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
+    result = dict(pairs)  # in C: a large results file has hundreds of thousands of objects
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
             raise ValueError(f"duplicate key {key!r} in one object; keep one")
-        result[key] = value
-    return result
+        seen.add(key)
+    raise AssertionError("unreachable: a shorter dict has a repeated key")
 
 
 def parse_json_value(text: str) -> Any:

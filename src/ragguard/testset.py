@@ -105,6 +105,9 @@ class Question:
         )
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))  # built once: hot
+
+
 def label_fingerprint(
     question_id: str,
     relevant: Mapping[str, int],
@@ -112,14 +115,10 @@ def label_fingerprint(
     evidence: tuple[Evidence, ...] = (),
 ) -> str:
     """A hash of the labels; a question without evidence hashes as it always did."""
-    payload: dict[str, Any] = {
-        "id": question_id,
-        "relevant": dict(sorted(relevant.items())),
-        "answerable": answerable,
-    }
+    payload: dict[str, Any] = {"id": question_id, "relevant": relevant, "answerable": answerable}
     if evidence:
         payload["evidence"] = sorted([e.key, e.grade] for e in evidence)
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    text = _CANONICAL.encode(payload)  # sort_keys also orders the labels
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -167,10 +166,15 @@ class TestSet:
     @property
     def fingerprint(self) -> str:
         """A hash over every question's fingerprint, independent of question order."""
-        digest = hashlib.sha256()
-        for fingerprint in sorted(question.fingerprint for question in self.questions):
-            digest.update(fingerprint.encode())
-        return digest.hexdigest()[:16]
+        return combined_fingerprint(question.fingerprint for question in self.questions)
+
+
+def combined_fingerprint(fingerprints: Iterable[str]) -> str:
+    """The test set fingerprint from its questions' (scoring computes each one once)."""
+    digest = hashlib.sha256()
+    for fingerprint in sorted(fingerprints):
+        digest.update(fingerprint.encode())
+    return digest.hexdigest()[:16]
 
 
 def load_testset(path: str | Path) -> TestSet:

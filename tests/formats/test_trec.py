@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
+import subprocess
+import sys
 
 import pytest
 import pytrec_eval
 
-from ragguard.formats import load_run_file
+from ragguard.formats import load_run_file, trec
 from ragguard.formats.trec import (
     dump_qrels,
     dump_trec_run,
     load_qrels,
+    load_trec_rankings,
     load_trec_run,
     parse_qrels,
     parse_trec_run,
@@ -131,17 +135,20 @@ def test_a_trec_run_is_accepted_by_run_next_to_a_testset(write):
     [
         ("q1 0 d1 1\nq1 0 d2\n", 2, "expected 4 columns 'query iteration doc grade', found 3"),
         ("q1 0 d1 1 extra\n", 1, "expected 4 columns 'query iteration doc grade', found 5"),
-        (
-            "q1 0 d1 1\n\nq1 0 d2 -1\n",
-            3,
-            "grade must be a non-negative integer (0, 1, 2, ...), found '-1'",
-        ),
-        ("q1 0 d1 1.5\n", 1, "grade must be a non-negative integer (0, 1, 2, ...), found '1.5'"),
-        ("q1 0 d1 high\n", 1, "grade must be a non-negative integer (0, 1, 2, ...), found 'high'"),
+        ("q1 0 d1 1.5\n", 1, "grade must be a whole number in ASCII digits, found '1.5'"),
+        ("q1 0 d1 high\n", 1, "grade must be a whole number in ASCII digits, found 'high'"),
+        ("q1 0 d1 1\nq1 0 d2 \u00b2\n", 2, "grade must be a whole number in ASCII digits, found '²'"),
+        ("q1 0 d1 \u0661\n", 1, "grade must be a whole number in ASCII digits, found '١'"),
         ("q1 0 d1 1\nq1 0 d1 2\n", 2, "document 'd1' is judged twice for query 'q1'"),
+        ("q1 0 d1 101\n", 1, "grade of 'd1' is 101; grades go from 0 to 100"),
+        ("q1 0 d1 " + "1" * 5000 + "\n", 1, "grade has 5,000 digits, more than the 4,300"),
+        ("q1 0 d1 1\n  # indented\n", 2, "expected 4 columns"),
     ],
-    ids=["3-columns", "5-columns", "negative", "fraction", "word", "judged-twice"],
-)
+    ids=[
+        "3-columns", "5-columns", "fraction", "word", "superscript", "arabic-indic",
+        "judged-twice", "too-high", "too-long", "indented-hash",
+    ],
+)  # fmt: skip
 def test_bad_qrels_name_the_line(cli_error, write, content, line, fragment):
     qrels = write("x.qrels", content)
     run = write("x.run", "q1 Q0 d1 1 2.0 t\n")
@@ -156,23 +163,41 @@ def test_bad_qrels_name_the_line(cli_error, write, content, line, fragment):
             2,
             "expected 6 columns 'query Q0 doc rank score tag', found 5",
         ),
-        ("q1 Q0 d1 1 2.0 t x\n", 1, "expected 6 columns 'query Q0 doc rank score tag', found 7"),
         ("q1 Q0 d1 1 high t\n", 1, "score must be a number, found 'high'"),
+        ("q1 Q0 d1 1 1_0 t\n", 1, "score must be a number, found '1_0'"),
+        ("q1 Q0 d1 1 \u0661 t\n", 1, "score must be a number, found '١'"),
         ("q1 Q0 d1 1 nan t\n", 1, "score must be a finite number, found 'nan'"),
         ("q1 Q0 d1 1 inf t\n", 1, "score must be a finite number, found 'inf'"),
+        ("q1 Q0 d1 1 1e400 t\n", 1, "score must be a finite number, found '1e400'"),
+        ("q1 Q0 d1 \u00b2 2.0 t\n", 1, "rank must be a whole number in ASCII digits, found '²'"),
+        ("q1 Q0 d1 1.0 2.0 t\n", 1, "rank must be a whole number in ASCII digits, found '1.0'"),
+        ("q1 Q0 d1 " + "9" * 4301 + " 2.0 t\n", 1, "rank has 4,301 digits, more than the 4,300"),
         (
             "q1 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n",
             2,
             "document 'd1' appears twice in the ranking of query 'q1'",
         ),
-        ("q1 Q0 d1 1 2 t\nq7 Q0 d1 1 1 t\n", 2, "run entry for unknown question id 'q7'"),
+        (b"q1 Q0 d1 1 2 t\nq1 Q0 d\xff 2 1 t\n", 2, "not UTF-8 (byte 0xff)"),
     ],
-    ids=["5-columns", "7-columns", "word-score", "nan", "inf", "twice", "unknown-query"],
-)
+    ids=[
+        "5-columns", "word-score", "underscore", "arabic-indic-score", "nan", "inf", "overflow",
+        "superscript-rank", "fraction-rank", "too-long-rank", "twice", "not-utf8",
+    ],
+)  # fmt: skip
 def test_bad_trec_runs_name_the_line(cli_error, write, content, line, fragment):
     qrels = write("x.qrels", "q1 0 d1 1\n")
     run = write("x.run", content)
     cli_error(["score", "--qrels", qrels, "--trec-run", run], f"{run}:{line}: {fragment}")
+
+
+def test_bad_lines_are_found_past_the_first_block(cli_error, write, monkeypatch):
+    """The fast reader hands a bad block to the exact reader, which names the line."""
+    monkeypatch.setattr(trec, "BLOCK_BYTES", 64)
+    lines = [f"q{n // 10} Q0 d{n} {n % 10 + 1} {10 - n % 10} t\n" for n in range(100)]
+    lines[57] = "q5 Q0 d57 8 3,5 t\n"
+    qrels = write("x.qrels", "q1 0 d1 1\n")
+    run = write("x.run", "".join(lines))
+    cli_error(["score", "--qrels", qrels, "--trec-run", run], f"{run}:58: score must be a number")
 
 
 def test_qrels_with_no_relevant_document_at_all(cli_error, write):
@@ -203,3 +228,163 @@ def test_a_qrels_query_the_run_does_not_rank_is_missing_and_counted(ragguard_cli
     assert data["summary"]["mrr"]["value"] == 0.5
     assert data["summary"]["mrr"]["n"] == 2
     assert [q["status"] for q in data["questions"]] == ["ok", "missing"]
+
+
+# --- the rules shared with trec_eval ----------------------------------------------------------
+
+
+def _scored(ragguard_cli, tmp_path, qrels, run, metrics="mrr,ndcg@10,map@100"):
+    out = tmp_path / "r.json"
+    result = ragguard_cli(
+        "score", "--qrels", qrels, "--trec-run", run, "--metrics", metrics, "--out", out
+    )
+    assert result.exit_code == 0, result.stderr
+    return result, {q["id"]: q for q in json.loads(out.read_text())["questions"]}
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2003", "\x1c", "\x85"])
+def test_only_ascii_whitespace_separates_fields(ragguard_cli, write, tmp_path, space):
+    """A no-break space (or any non-ASCII or control 'space') is part of an id, as in trec_eval."""
+    doc = f"d{space}1"
+    qrels = write("x.qrels", f"q1 0 {doc} 1\n")
+    run = write("x.run", f"q1 Q0 d 1 3.0 t\nq1 Q0 {doc} 2 2.0 t\n")
+    _, questions = _scored(ragguard_cli, tmp_path, qrels, run)
+    assert questions["q1"]["retrieved"] == ["d", doc]
+    assert questions["q1"]["metrics"]["mrr"] == 0.5
+
+
+def test_run_lines_may_have_columns_after_the_run_tag(ragguard_cli, write, tmp_path):
+    qrels = write("x.qrels", "q1 0 d2 1\n")
+    run = write("x.run", "q1 Q0 d1 1 3.0 t extra 7\nq1 Q0 d2 2 2.0 t\n")
+    _, questions = _scored(ragguard_cli, tmp_path, qrels, run)
+    assert questions["q1"]["retrieved"] == ["d1", "d2"]
+
+
+def test_qrels_comment_lines_are_skipped(write):
+    path = write("x.qrels", "# judged by hand\nq1 0 d1 1\n#q1 0 d2 1\n\nq2 0 d3 2\n")
+    assert {q.id: dict(q.relevant) for q in load_qrels(path)} == {"q1": {"d1": 1}, "q2": {"d3": 2}}
+
+
+def test_negative_grades_mean_not_relevant_as_in_trec_eval(ragguard_cli, write, tmp_path):
+    grades = {"q1": {"d1": -1, "d2": 1, "d3": 2}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0, "d4": 0.5}, "q2": {"d9": 1.0, "d1": 0.5}}
+    qrels_path = write(
+        "x.qrels",
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in grades.items() for d, g in docs.items()),
+    )
+    run_path = write(
+        "x.run",
+        "".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in run.items() for d, s in docs.items()),
+    )
+    _, questions = _scored(ragguard_cli, tmp_path, qrels_path, run_path)
+    assert questions["q1"]["relevant"] == {"d1": 0, "d2": 1, "d3": 2}
+    reference = pytrec_eval.RelevanceEvaluator(
+        grades, {"recip_rank", "ndcg_cut.10", "map_cut.100"}
+    ).evaluate(run)
+    for query, values in reference.items():
+        metrics = questions[query]["metrics"]
+        assert metrics["mrr"] == pytest.approx(values["recip_rank"], abs=1e-12)
+        assert metrics["ndcg@10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-12)
+        assert metrics["map@100"] == pytest.approx(values["map_cut_100"], abs=1e-12)
+
+
+def test_run_queries_without_judgments_give_one_warning(ragguard_cli, write, tmp_path):
+    qrels = write("x.qrels", "q1 0 d1 1\n")
+    run = write("x.run", "q1 Q0 d1 1 2.0 t\nq7 Q0 d1 1 1.0 t\nq8 Q0 d1 1 1.0 t\n")
+    result, questions = _scored(ragguard_cli, tmp_path, qrels, run)
+    assert result.stderr.splitlines() == [
+        f"ragguard: warning: {run}: 2 queries of the run are not in the qrels and not scored, "
+        "as trec_eval does"
+    ]
+    assert list(questions) == ["q1"]
+
+
+@pytest.mark.parametrize("content", ["", "\n \n", "# only a comment\n"])
+def test_a_qrels_file_without_judgments_is_an_error(cli_error, write, content):
+    qrels = write("x.qrels", content)
+    run = write("x.run", "q1 Q0 d1 1 2.0 t\n")
+    cli_error(["score", "--qrels", qrels, "--trec-run", run], f"{qrels}: qrels file is empty")
+
+
+def test_the_list_of_other_spaces_is_complete():
+    """Every character str.split() splits on that C's isspace does not: the fast reader
+    sends a block holding any of them to the exact reader."""
+    ascii_spaces = set(" \t\n\r\x0b\x0c")
+    others = {chr(c) for c in range(0x110000) if chr(c).isspace()} - ascii_spaces
+    assert others == set(trec.CONTROL_SPACES + trec.UNICODE_SPACES)
+
+
+def _random_run(seed: int) -> tuple[str, dict[str, dict[str, float]]]:
+    """A run with tied scores, blank and CRLF lines, extra columns, signed ranks, and
+    (every other seed) queries whose lines are interleaved."""
+    rng = random.Random(seed)
+    scores = {
+        f"q{q}": {f"d{rng.randrange(40)}": rng.choice((1.0, 2.5, -0.5, 3.0)) for _ in range(15)}
+        for q in range(12)
+    }
+    lines = [
+        f"{q} Q0 {d} {rng.choice(('1', '+2', '-3'))} {s!r} tag"
+        + rng.choice(("", " extra", "\r", "  "))
+        + "\n"
+        + rng.choice(("", "", "\n", " \n"))
+        for q, docs in scores.items()
+        for d, s in docs.items()
+    ]
+    if seed % 2:
+        rng.shuffle(lines)
+    return "".join(lines), scores
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("block", [64, 1 << 14])
+def test_the_fast_reader_agrees_with_the_exact_one_and_pytrec_eval(write, monkeypatch, seed, block):
+    """Small blocks put queries across block boundaries; interleaved queries, ties and
+    odd lines go through whichever reader handles them, with the same result."""
+    monkeypatch.setattr(trec, "BLOCK_BYTES", block)
+    text, scores = _random_run(seed)
+    rankings = load_trec_rankings(write("x.run", text))
+    exact = parse_trec_run(text, "x.run")
+    assert rankings == {q: tuple(r.retrieved_ids) for q, r in exact.records.items()}
+    labels = {q: {d: 1 for d in list(docs)[:3]} for q, docs in scores.items()}
+    theirs = pytrec_eval.RelevanceEvaluator(labels, {"recip_rank"}).evaluate(scores)
+    for query, ranking in rankings.items():
+        first = next(rank for rank, doc in enumerate(ranking, 1) if doc in labels[query])
+        assert 1 / first == pytest.approx(theirs[query]["recip_rank"], abs=1e-12)
+
+
+def test_a_bom_and_a_missing_final_newline_are_fine(write):
+    path = write("x.run", "\ufeffq1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t")
+    assert load_trec_rankings(path) == {"q1": ("d1", "d2")}
+
+
+MEMORY_CHILD = """
+import resource, sys
+from ragguard.cli import main
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 48 * 2**20, resource.RLIM_INFINITY))
+sys.argv = ["ragguard", "score", "--qrels", sys.argv[1], "--trec-run", sys.argv[2]]
+main()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc and RLIMIT_AS")
+def test_running_out_of_memory_while_reading_is_one_line_naming_the_file(tmp_path, write):
+    """A real shortage: the child may map only 48 MiB more than it has after its imports,
+    and the run's ids need several times that."""
+    qrels = write("x.qrels", "q0 0 d0-1 1\n")
+    run = tmp_path / "x.run"
+    with run.open("w") as file:
+        for query in range(20_000):
+            file.write("".join(f"q{query} Q0 d{query}-{r} {r} {100 - r} t\n" for r in range(100)))
+    completed = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD, str(qrels), str(run)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 2, completed.stderr[-2000:]
+    assert completed.stderr.splitlines() == [
+        f"ragguard: error: {run}: out of memory reading the run file; split it into smaller "
+        "files or give the job more memory"
+    ]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
 from ragguard.errors import InputError
 from ragguard.system import build_adapter
+from ragguard.system.base import SystemFailure
 from ragguard.system.python import PythonAdapter
+from ragguard.testset import Question
 
 
 def write_module(folder: Path, name: str, source: str) -> None:
@@ -221,3 +224,35 @@ def test_a_timeout_inside_the_function_is_not_mistaken_for_ours(
     assert outcome.records["auth"].error == (
         "TimeoutError: vector store did not answer in 5s (rag.py:3)"
     )
+
+
+def _call_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "ragguard-python-call"]
+
+
+def test_calls_reuse_threads_and_an_overrun_does_not_block_the_next_call() -> None:
+    """A call runs on a waiting thread (no thread started per question); a call that
+    overran keeps its thread busy, so the next call gets another, and the overrunning
+    thread serves again once its call returns."""
+    release = threading.Event()
+
+    def system(question: str) -> dict[str, object]:
+        if question == "slow":
+            release.wait(10)
+        return {"retrieved": ["c1"], "answer": question}
+
+    adapter = PythonAdapter("bench:system", system)
+    ask = lambda text: adapter.ask(Question(id="q", question=text), timeout=5.0)  # noqa: E731
+    ask("warm")
+    before = len(_call_threads())
+    for number in range(50):
+        assert ask(f"q{number}").answer == f"q{number}"
+    assert len(_call_threads()) == before
+    with pytest.raises(SystemFailure, match=r"timed out after 0\.05s"):
+        adapter.ask(Question(id="q", question="slow"), timeout=0.05)
+    assert ask("after").answer == "after"  # served by another thread meanwhile
+    busy = len(_call_threads())
+    release.set()
+    for number in range(20):
+        assert ask(f"again{number}").answer == f"again{number}"
+    assert len(_call_threads()) == busy

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragguard.errors import InputError
-from ragguard.judge.client import JudgeClient, Plan
 from ragguard.judge.settings import generation_settings
 from ragguard.metrics.generation import judge_items, missing_text
 from ragguard.metrics.judging import JudgeItem
@@ -25,6 +24,9 @@ from ragguard.metrics.settings import GenerationSettings
 from ragguard.runs import RunRecord, load_corpus
 from ragguard.sources import parse_yaml, read_text
 from ragguard.testset import TestSet
+
+if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
+    from ragguard.judge.client import JudgeClient, Plan
 
 
 @dataclass
@@ -139,6 +141,8 @@ def generation_setup(
     items = judge_items(testset.questions, records, names, settings, corpus_map)
     judge = plan = None
     if items and settings.judge is not None:
+        from ragguard.judge.client import JudgeClient
+
         if need_key:
             judge = JudgeClient.from_environment(settings.judge, environ, progress=progress)
         else:

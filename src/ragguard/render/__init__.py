@@ -5,20 +5,38 @@
 the job summary, the terminal report and JSON).
 """
 
-from ragguard.render.comparison import (
-    COMMENT_LIMIT,
-    CUT_NOTE,
-    SUMMARY_LIMIT_BYTES,
-    comment_length,
-    comment_marker,
-    comparison_json,
-    comparison_terminal,
-    comparison_to_dict,
-    render_comment,
-    render_summary,
-)
-from ragguard.render.report import explanation_text, json_report, markdown_report, terminal_report
-from ragguard.render.text import environment, escape_markdown, fmt, printable
+from importlib import import_module
+from typing import Any
+
+# Names load their module on first use (PEP 562): `ragguard score` needs the table, not
+# the comparison's templates and gate machinery, and start-up time counts for a CLI.
+_MODULES = {
+    "COMMENT_LIMIT": "comparison",
+    "CUT_NOTE": "comparison",
+    "SUMMARY_LIMIT_BYTES": "comparison",
+    "comment_length": "comparison",
+    "comment_marker": "comparison",
+    "comparison_json": "comparison",
+    "comparison_terminal": "comparison",
+    "comparison_to_dict": "comparison",
+    "render_comment": "comparison",
+    "render_summary": "comparison",
+    "explanation_text": "report",
+    "json_report": "report",
+    "markdown_report": "report",
+    "terminal_report": "report",
+    "environment": "text",
+    "escape_markdown": "text",
+    "fmt": "text",
+    "printable": "text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"ragguard.render.{_MODULES[name]}"), name)
+
 
 __all__ = [
     "COMMENT_LIMIT",
