@@ -239,7 +239,7 @@ def _score_trec(
     from ragguard.formats.trec import (
         load_qrels,
         load_trec_rankings,
-        skipped_warning,
+        no_relevant_warning,
         unjudged_warning,
     )
     from ragguard.gitinfo import current_commit
@@ -254,7 +254,7 @@ def _score_trec(
         )
     loaded = load_qrels(qrels)
     rankings = load_trec_rankings(trec_run)
-    _warn_if(skipped_warning(loaded))
+    _warn_if(no_relevant_warning(loaded))
     _warn_if(unjudged_warning(trec_run, rankings, loaded))
     config: dict[str, Any] = {}
     origins = None
@@ -307,10 +307,10 @@ def _score_records(
     loaded = _load_testset(testset, beir, split)
     recorded = load_run_file(run)  # type: ignore[arg-type]
     recorded.check_known(loaded.known_ids)
-    if loaded.skipped:  # only BEIR folders skip queries here
-        from ragguard.formats.trec import skipped_warning
+    if beir is not None:  # a test set file always has a relevant label per answerable question
+        from ragguard.formats.trec import no_relevant_warning
 
-        _warn_if(skipped_warning(loaded))
+        _warn_if(no_relevant_warning(loaded))
     name = _suite_name(suite, loaded.source)
     from ragguard.labels import corpus_origins, unmatched_label_warning
 

@@ -127,16 +127,14 @@ class TestSet:
     """An ordered collection of questions with unique ids.
 
     ``source`` is where it came from (not part of equality). A run may also mention ids
-    that are not scored: ``skipped`` ones, which the source judged but left out because no
-    chunk is relevant (TREC qrels, BEIR, as trec_eval does), and ``unjudged`` ones, which
-    the source lists without labels (BEIR queries of another split).
+    that are not scored: ``unjudged`` ones, which the source lists without labels (BEIR
+    queries of another split).
     """
 
     __test__ = False  # not a pytest test class
 
     questions: tuple[Question, ...]
     source: str = field(default="", compare=False)
-    skipped: frozenset[str] = frozenset()
     unjudged: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -160,8 +158,8 @@ class TestSet:
 
     @property
     def known_ids(self) -> frozenset[str]:
-        """Ids a run may have entries for: the questions, the skipped and unjudged ids."""
-        return frozenset(question.id for question in self.questions) | self.skipped | self.unjudged
+        """Ids a run may have entries for: the questions and the unjudged ids."""
+        return frozenset(question.id for question in self.questions) | self.unjudged
 
     @property
     def fingerprint(self) -> str:

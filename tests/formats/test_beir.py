@@ -41,11 +41,12 @@ def _corpus():
 
 def test_the_test_split_is_chosen_when_there_are_several(beir):
     testset = load_beir(beir)
-    assert testset.questions == (
+    assert [q.id for q in testset.questions] == ["q1", "q2", "3"]
+    assert testset.questions[:2] == (
         Question("q1", "How do I authenticate?", {"auth": 2, "errors": 1}),
         Question("q2", "How many requests per minute?", {"rate": 1}),
     )
-    assert testset.skipped == {"3"}
+    assert not testset.by_id["3"].has_relevant
     assert testset.unjudged == {"q4"}
     assert testset.source == str(beir / "qrels" / "test.tsv")
 
@@ -94,11 +95,11 @@ def test_score_with_a_beir_folder_accepts_queries_of_other_splits_in_the_run(
     )
     result = ragguard_cli("score", "--beir", beir, "--run", run, "--metrics", "mrr")
     assert result.exit_code == 0, result.stderr
-    assert "2 questions: 1 ok, 1 missing" in result.stdout
+    assert "3 questions: 2 ok, 1 missing" in result.stdout
     assert "missing: q2" in result.stdout
     assert result.stderr.splitlines() == [
-        f"ragguard: warning: {beir / 'qrels' / 'test.tsv'}: 1 query has no relevant document "
-        "and is skipped, as trec_eval does"
+        f"ragguard: warning: {beir / 'qrels' / 'test.tsv'}: 1 query has no relevant document; "
+        "it scores 0 on every retrieval metric and is counted, as trec_eval does"
     ]
 
 

@@ -17,9 +17,9 @@ from ragguard.formats.trec import (
     load_qrels,
     load_trec_rankings,
     load_trec_run,
+    no_relevant_warning,
     parse_qrels,
     parse_trec_run,
-    skipped_warning,
 )
 from ragguard.runs import Chunk, RunRecord
 from ragguard.testset import Question
@@ -37,7 +37,6 @@ def test_dump_qrels_round_trips_through_parse_and_load(tmp_path):
     path.write_text(text)
     loaded = load_qrels(path)
     assert loaded.questions == QUESTIONS
-    assert loaded.skipped == frozenset()
 
 
 def test_dump_trec_run_round_trips_the_rank_order():
@@ -98,27 +97,39 @@ def test_scores_through_the_cli_agree_with_pytrec_eval_on_tied_scores(
             ), (question["id"], ours)
 
 
-def test_queries_without_a_relevant_document_are_skipped_and_remembered(write):
-    path = write("x.qrels", "q1 0 d1 1\nq2 0 d2 0\nq3 0 d3 0\n")
+def test_queries_without_a_relevant_document_are_questions_scored_zero(write):
+    path = write("x.qrels", "q1 0 d1 1\nq2 0 d2 0\nq3 0 d3 -1\n")
     testset = load_qrels(path)
-    assert [q.id for q in testset] == ["q1"]
-    assert testset.skipped == {"q2", "q3"}
-    assert testset.known_ids == {"q1", "q2", "q3"}
-    assert skipped_warning(testset) == (
-        f"{path}: 2 queries have no relevant document and are skipped, as trec_eval does"
+    assert [q.id for q in testset] == ["q1", "q2", "q3"]
+    assert testset.by_id["q3"].relevant == {"d3": 0}
+    assert no_relevant_warning(testset) == (
+        f"{path}: 2 queries have no relevant document; they score 0 on every retrieval "
+        "metric and are counted, as trec_eval does"
     )
-    assert skipped_warning(load_qrels(write("y.qrels", "q1 0 d1 1\n"))) is None
+    assert no_relevant_warning(load_qrels(write("y.qrels", "q1 0 d1 1\n"))) is None
 
 
-def test_a_run_may_rank_a_query_that_the_qrels_judged_but_skipped(ragguard_cli, write):
+def test_a_query_judged_all_zero_scores_zero_and_is_counted_like_pytrec_eval(
+    ragguard_cli, write, tmp_path
+):
     qrels = write("x.qrels", "q1 0 d1 1\nq2 0 d2 0\n")
     run = write("x.run", "q1 Q0 d1 1 2.0 t\nq2 Q0 d2 1 2.0 t\n")
-    result = ragguard_cli("score", "--qrels", qrels, "--trec-run", run, "--metrics", "mrr")
+    out = tmp_path / "r.json"
+    args = ["--metrics", "mrr,ndcg@5,judged@1", "--out", out]
+    result = ragguard_cli("score", "--qrels", qrels, "--trec-run", run, *args)
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines() == [
-        f"ragguard: warning: {qrels}: 1 query has no relevant document and is skipped, as trec_eval does"
+        f"ragguard: warning: {qrels}: 1 query has no relevant document; it scores 0 on every "
+        "retrieval metric and is counted, as trec_eval does"
     ]
-    assert "1 question: 1 ok" in result.stdout
+    summary = json.loads(out.read_text())["summary"]
+    reference = pytrec_eval.RelevanceEvaluator(
+        {"q1": {"d1": 1}, "q2": {"d2": 0}}, {"recip_rank", "ndcg_cut.5"}
+    ).evaluate({"q1": {"d1": 2.0}, "q2": {"d2": 2.0}})
+    assert summary["mrr"] == {**summary["mrr"], "value": 0.5, "n": 2}
+    assert summary["mrr"]["value"] == sum(q["recip_rank"] for q in reference.values()) / 2
+    assert summary["ndcg@5"]["value"] == sum(q["ndcg_cut_5"] for q in reference.values()) / 2
+    assert summary["judged@1"]["value"] == 1.0
 
 
 def test_a_trec_run_is_accepted_by_run_next_to_a_testset(write):

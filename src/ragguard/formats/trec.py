@@ -225,8 +225,9 @@ def _score(text: str, source: str | Path, line: int) -> float:
 def load_qrels(path: str | Path) -> TestSet:
     """Read TREC qrels as a test set whose questions have no text.
 
-    Queries without any relevant document are skipped, as trec_eval skips them; their ids
-    are in the test set's ``skipped`` (see :func:`skipped_warning`).
+    A query whose judgments are all 0 (or negative) is a question with no relevant chunk:
+    it scores 0 and is counted, as trec_eval and pytrec_eval do (see
+    :func:`no_relevant_warning`).
     """
     path = Path(path)
     labels = _whole_file(
@@ -294,27 +295,28 @@ def testset_from_labels(
     texts: Mapping[str, str],
     source: str | Path,
 ) -> TestSet:
+    """Every judged query is a question, those whose judgments are all 0 included: trec_eval
+    scores them 0 and counts them, and so does ragguard (see :func:`no_relevant_warning`)."""
     questions = [
         Question(id=query, question=texts.get(query, ""), relevant=dict(judged))
         for query, judged in labels.items()
-        if any(grade >= 1 for grade in judged.values())
     ]
-    skipped = frozenset(labels) - {question.id for question in questions}
-    if not questions:
+    if not any(question.has_relevant for question in questions):
         raise InputError(
             source, "no query has a relevant document (grade >= 1); check the grade column"
         )
-    return TestSet(tuple(questions), source=str(source), skipped=skipped)
+    return TestSet(tuple(questions), source=str(source))
 
 
-def skipped_warning(testset: TestSet) -> str | None:
-    """The one-line warning for queries judged but skipped, or None when there are none."""
-    count = len(testset.skipped)
+def no_relevant_warning(testset: TestSet) -> str | None:
+    """The one-line notice for judged queries with no relevant document, or None."""
+    count = sum(1 for question in testset if not question.has_relevant)
     if not count:
         return None
     return (
         f"{testset.source}: {count} quer{'y has' if count == 1 else 'ies have'} no relevant "
-        f"document and {'is' if count == 1 else 'are'} skipped, as trec_eval does"
+        f"document; {'it scores' if count == 1 else 'they score'} 0 on every retrieval metric "
+        f"and {'is' if count == 1 else 'are'} counted, as trec_eval does"
     )
 
 
