@@ -316,20 +316,34 @@ def test_a_crashing_batch_adapter_fails_the_unanswered_questions_with_its_messag
     assert outcome.records["q3"].error == "the system failed: RuntimeError: pipe broke"
 
 
-def test_log_progress_prints_a_line_every_few_seconds_and_at_the_end() -> None:
+def test_log_progress_starts_with_a_line_then_every_few_seconds_or_tenth_and_at_the_end() -> None:
     now = [0.0]
     stream = io.StringIO()
-    progress = LogProgress(10, stream, every=5.0, clock=lambda: now[0])
-    for done, at in ((1, 1.0), (2, 4.9), (3, 5.0), (4, 6.0), (8, 10.5)):
+    progress = LogProgress(100, stream, concurrency=4, every=5.0, clock=lambda: now[0])
+    for done, at in ((1, 1.0), (2, 4.9), (3, 5.0), (4, 6.0), (10, 6.5), (11, 7.0), (15, 11.5)):
         now[0] = at
         progress.update(done, errors=1)
-    now[0] = 11.0
+    now[0] = 12.0
     progress.close()
     assert stream.getvalue().splitlines() == [
-        "ragguard: 3/10 questions done, 1 failed, 5.0s",
-        "ragguard: 8/10 questions done, 1 failed, 10.5s",
-        "ragguard: 8/10 questions done, 1 failed, 11.0s",
+        "ragguard: running 100 questions with concurrency 4",
+        "ragguard: 3/100 questions done, 1 failed, 5.0s, about 2m 42s left",
+        "ragguard: 10/100 questions done, 1 failed, 6.5s, about 58s left",
+        "ragguard: 15/100 questions done, 1 failed, 11.5s, about 1m 05s left",
+        "ragguard: 15/100 questions done, 1 failed, 12.0s",
     ]
+
+
+def test_log_progress_writes_at_most_one_line_per_tenth_however_fast_the_run() -> None:
+    stream = io.StringIO()
+    progress = LogProgress(1000, stream, concurrency=8, clock=lambda: 0.0)
+    for done in range(1, 1001):
+        progress.update(done, errors=done // 100)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 12  # the start, ten tenths, the end
+    assert lines[1] == "ragguard: 100/1000 questions done, 1 failed, 0.0s, about 0s left"
+    assert lines[-1] == "ragguard: 1000/1000 questions done, 10 failed, 0.0s"
 
 
 class FakeTerminal(io.StringIO):
