@@ -20,7 +20,10 @@ from ragguard.runner import (
     BarProgress,
     LineLog,
     LogProgress,
+    allowed_failures,
+    early_stop_for,
     make_progress,
+    run_failure_lines,
     run_questions,
 )
 from ragguard.runs import Chunk, RunRecord
@@ -405,3 +408,119 @@ def test_each_answer_is_journalled_before_its_thread_asks_the_next_question(
 
     assert outcome.errors == 0, [r.error for r in outcome.records.values() if r.error]
     assert sorted(journalled) == sorted(f"q{i}" for i in range(12))
+
+
+@pytest.mark.parametrize(
+    ("total", "rate", "allowed"),
+    [(200, 0.05, 10), (3, 1 / 3, 1), (10, 0.0, 0), (10, 1.0, 10), (7, 0.1, 0), (100, 0.07, 7)],
+)
+def test_allowed_failures_agree_with_the_verdict(total: int, rate: float, allowed: int) -> None:
+    assert allowed_failures(total, rate) == allowed
+    assert allowed / total <= rate
+    assert allowed == total or (allowed + 1) / total > rate
+
+
+def test_no_early_stop_when_every_question_may_fail_and_earlier_failures_count() -> None:
+    assert early_stop_for(10, 1.0) is None
+    stop = early_stop_for(100, 0.05, earlier_failures=5)
+    assert stop is not None and stop.budget == 0
+    assert stop.message == (
+        "not run: the run stopped early after 6 of 100 questions failed, "
+        "more than max_error_rate 5.0% allows"
+    )
+
+
+class DownAfter:
+    """Fails the first ``failing`` questions at once, then holds the next one until released:
+    the run's verdict is certain while a question is still in the system's hands."""
+
+    def __init__(self, failing: int) -> None:
+        self.failing = failing
+        self.calls: list[str] = []
+        self.release = threading.Event()
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "test"}
+
+    def ask(self, question: Question, timeout: float) -> Answer:
+        self.calls.append(question.id)
+        if len(self.calls) > self.failing:
+            self.release.wait(30)
+        raise SystemFailure("connection refused")
+
+
+def test_the_run_stops_once_max_error_rate_is_certainly_exceeded() -> None:
+    adapter = DownAfter(failing=3)
+    settings = RunSettings(concurrency=1, max_error_rate=0.1)  # 20 questions: 2 may fail
+    try:
+        outcome = run_questions(
+            adapter, questions(20), settings, early_stop=early_stop_for(20, 0.1)
+        )
+    finally:
+        adapter.release.set()
+    assert adapter.calls == ["q0", "q1", "q2", "q3"]  # q3 was in the system's hands
+    assert outcome.stopped_early and not outcome.interrupted
+    assert list(outcome.records) == [f"q{i}" for i in range(20)]
+    assert outcome.errors == 20 and outcome.verdict == VERDICT_ERROR
+    assert outcome.records["q2"].error == "connection refused"
+    not_run = "not run: the run stopped early after 3 of 20 questions failed, more than "
+    assert (outcome.records["q3"].error or "").startswith(not_run)
+    assert outcome.not_run == 17
+    assert outcome.stopped_early_line() == (
+        "stopped early: more questions failed than max_error_rate 10.0% allows of 20, so the "
+        "verdict is error whatever the rest does; 17 questions were not run (recorded as errors)"
+    )
+
+
+def test_without_an_early_stop_every_question_is_asked() -> None:
+    adapter = DownAfter(failing=20)
+    outcome = run_questions(adapter, questions(20), RunSettings(max_error_rate=0.1))
+    assert len(adapter.calls) == 20 and not outcome.stopped_early
+    assert outcome.not_run == 0
+
+
+class FailingBatch:
+    """A batch adapter whose first ``failing`` answers are errors; then it waits to be stopped."""
+
+    def __init__(self, failing: int) -> None:
+        self.failing = failing
+        self.stopped = False
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "batch-test"}
+
+    def run_batch(self, qs, timeout, emit, stop) -> None:
+        for question in qs[: self.failing]:
+            emit(RunRecord(id=question.id, error="bad line"))
+        self.stopped = stop.wait(30)
+
+
+def test_a_batch_run_stops_early_too() -> None:
+    batch = FailingBatch(failing=2)
+    outcome = run_questions(
+        batch, questions(10), RunSettings(max_error_rate=0.1), early_stop=early_stop_for(10, 0.1)
+    )
+    assert batch.stopped
+    assert outcome.stopped_early and outcome.not_run == 8 and outcome.errors == 10
+    assert outcome.records["q1"].error == "bad line"
+
+
+def test_the_failed_questions_of_a_run_are_grouped_by_error() -> None:
+    records = [RunRecord(id=f"q{i}", error="command exited with status 1: boom") for i in range(3)]
+    records.append(RunRecord(id="q9", answer="fine"))
+    assert run_failure_lines(records) == [
+        "error (3 questions): command exited with status 1: boom",
+        "  q0, q1, q2",
+    ]
+
+
+def test_the_terminal_bar_shows_n_of_n_and_the_failures() -> None:
+    terminal = FakeTerminal()
+    progress = make_progress(10, terminal)
+    progress.update(3, 0)
+    progress.update(3, 1)  # the count of failures is drawn even without a step
+    progress.update(10, 2)
+    progress.close()
+    frames = terminal.getvalue().split("\r")
+    assert any(frame.endswith("3/10  1 failed") for frame in frames), frames
+    assert "10/10  2 failed" in frames[-1]

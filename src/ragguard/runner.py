@@ -445,10 +445,13 @@ class BarProgress:
         return f"{self._errors} failed" if self._errors else None
 
     def update(self, done: int, errors: int) -> None:
-        if done > self._shown or errors != self._errors:
+        if done > self._shown:
             self._errors = errors
             self._bar.update(done - self._shown, current_item=errors)
             self._shown = done
+        elif errors != self._errors:  # click draws only on a step: draw the new count now
+            self._errors = errors
+            self._bar.render_progress()
 
     def close(self) -> None:
         self._bar.__exit__(None, None, None)
