@@ -323,7 +323,16 @@ def test_log_progress_starts_with_a_line_then_every_few_seconds_or_tenth_and_at_
     now = [0.0]
     stream = io.StringIO()
     progress = LogProgress(100, stream, concurrency=4, every=5.0, clock=lambda: now[0])
-    for done, at in ((1, 1.0), (2, 4.9), (3, 5.0), (4, 6.0), (10, 6.5), (11, 7.0), (15, 11.5)):
+    for done, at in (
+        (1, 1.0),
+        (2, 4.9),
+        (3, 5.0),
+        (4, 6.0),
+        (10, 6.5),
+        (11, 7.0),
+        (15, 11.5),
+        (16, 11.8),
+    ):
         now[0] = at
         progress.update(done, errors=1)
     now[0] = 12.0
@@ -333,7 +342,7 @@ def test_log_progress_starts_with_a_line_then_every_few_seconds_or_tenth_and_at_
         "ragguard: 3/100 questions done, 1 failed, 5.0s, about 2m 42s left",
         "ragguard: 10/100 questions done, 1 failed, 6.5s, about 58s left",
         "ragguard: 15/100 questions done, 1 failed, 11.5s, about 1m 05s left",
-        "ragguard: 15/100 questions done, 1 failed, 12.0s",
+        "ragguard: 16/100 questions done, 1 failed, 12.0s",
     ]
 
 
@@ -344,7 +353,7 @@ def test_log_progress_writes_at_most_one_line_per_tenth_however_fast_the_run() -
         progress.update(done, errors=done // 100)
     progress.close()
     lines = stream.getvalue().splitlines()
-    assert len(lines) == 12  # the start, ten tenths, the end
+    assert len(lines) == 11  # the start, then each tenth (the last is the end, not repeated)
     assert lines[1] == "ragguard: 100/1000 questions done, 1 failed, 0.0s, about 0s left"
     assert lines[-1] == "ragguard: 1000/1000 questions done, 10 failed, 0.0s"
 

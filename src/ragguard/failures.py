@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ragguard.render.text import printable
 
+NOT_RUN = "not run:"  # how the message of a question that was never asked starts
 MAX_GROUPS = 10
 MAX_IDS = 10
 ID_LIMIT = 80  # characters of one question id
@@ -29,14 +30,15 @@ class FailureGroup:
 
 def group_failures(failures: Iterable[tuple[str, str, str]]) -> list[FailureGroup]:
     """``(id, status, message)`` triples grouped by identical status and message, the largest
-    group first (equal sizes in the order first met)."""
+    group first (equal sizes in the order first met); questions never asked come last, after
+    the errors that are the cause."""
     by_error: dict[tuple[str, str], list[str]] = {}
     for question_id, status, message in failures:
         by_error.setdefault((status, message), []).append(question_id)
     groups = [
         FailureGroup(status, message, tuple(ids)) for (status, message), ids in by_error.items()
     ]
-    return sorted(groups, key=lambda group: -len(group.ids))
+    return sorted(groups, key=lambda group: (group.message.startswith(NOT_RUN), -len(group.ids)))
 
 
 def failure_lines(

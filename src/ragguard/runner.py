@@ -24,7 +24,7 @@ import click
 
 from ragguard import interrupts
 from ragguard.config import Config, RunSettings
-from ragguard.failures import failure_lines, group_failures
+from ragguard.failures import NOT_RUN, failure_lines, group_failures
 from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
@@ -53,7 +53,7 @@ BACKOFF_CAP = 30.0
 MAX_RETRY_AFTER = 120.0
 TICK_SECONDS = 0.5
 LOG_EVERY_SECONDS = 10.0
-INTERRUPTED_MESSAGE = "not run: the run was interrupted"
+INTERRUPTED_MESSAGE = f"{NOT_RUN} the run was interrupted"
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], object]
@@ -121,7 +121,7 @@ def allowed_failures(total: int, max_error_rate: float) -> int:
 def stopped_early_message(failed: int, total: int, max_error_rate: float) -> str:
     """The error of a question not asked because the run's verdict was already certain."""
     return (
-        f"not run: the run stopped early after {failed} of {total} questions failed, "
+        f"{NOT_RUN} the run stopped early after {failed} of {total} questions failed, "
         f"more than max_error_rate {max_error_rate:.1%} allows"
     )
 
@@ -480,6 +480,7 @@ class LogProgress:
         self.done = 0
         self.errors = 0
         self.tenths = 0
+        self.shown: tuple[int, int] | None = None  # (done, errors) of the last progress line
         self._write(f"ragguard: running {total} questions with concurrency {concurrency}")
 
     def update(self, done: int, errors: int) -> None:
@@ -490,10 +491,12 @@ class LogProgress:
             self._line()
 
     def close(self) -> None:
-        self._line(final=True)
+        if self.shown != (self.done, self.errors):  # not the line just written again
+            self._line(final=True)
 
     def _line(self, final: bool = False) -> None:
         self.last = self.clock()
+        self.shown = (self.done, self.errors)
         elapsed = self.last - self.started
         line = f"ragguard: {self.done}/{self.total} questions done, {self.errors} failed, "
         line += f"{elapsed:.1f}s"
