@@ -570,7 +570,7 @@ def run_command(
     from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
     from ragguard.render import terminal_report
     from ragguard.results import write_results
-    from ragguard.runner import LineLog, run_config, run_failure_lines, score_suite_run
+    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
     from ragguard.runs import RunRecord
     from ragguard.shards import parse_shard, select_shard
     from ragguard.testset import load_testset
@@ -591,9 +591,7 @@ def run_command(
     log = LineLog(out.with_name(stem + ".log"))
     try:
         suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journal)
-        if log.written:  # the system wrote to stderr: its log ends with the grouped errors
-            for line in run_failure_lines(suite_run.outcome.records.values()):
-                log(line)
+        end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
         journal.close()

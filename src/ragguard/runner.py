@@ -535,6 +535,16 @@ def run_failure_lines(records: Iterable[RunRecord]) -> list[str]:
     return failure_lines(group_failures(failed))
 
 
+def end_log_with_failures(log: LineLog, outcome: RunOutcome) -> list[str]:
+    """The run's grouped failure lines, also written at the end of the system log when the
+    system wrote to it (next to the stderr that explains them)."""
+    lines = run_failure_lines(outcome.records.values())
+    if log.written:
+        for line in lines:
+            log(line)
+    return lines
+
+
 class LineLog:
     """A log file opened on the first line (thread-safe); stderr of commands goes here.
 
