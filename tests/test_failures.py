@@ -59,3 +59,18 @@ def test_untrusted_messages_and_ids_cannot_break_the_log() -> None:
 def test_capped_shows_all_ids_up_to_the_limit() -> None:
     assert capped(("a", "b"), 2) == "a, b"
     assert capped(("a", "b", "c"), 2) == "a, b and 1 more"
+
+
+def test_a_long_message_is_cut_in_the_middle_so_its_end_still_tells_errors_apart() -> None:
+    long = "connection failed: " + "x" * 300
+    lines = failure_lines(
+        group_failures(
+            [
+                ("q1", "error", f"{long} (after 3 attempts)"),
+                ("q2", "error", f"{long} (after 2 attempts)"),
+            ]
+        )
+    )
+    assert lines[0].endswith("x (after 3 attempts)") and lines[1].endswith("x (after 2 attempts)")
+    assert lines[0].startswith("error: q1: connection failed: xxx")
+    assert " … " in lines[0] and len(lines[0]) < 230

@@ -440,8 +440,8 @@ def test_no_early_stop_when_every_question_may_fail_and_earlier_failures_count()
 
 
 class DownAfter:
-    """Fails the first ``failing`` questions at once, then holds the next one until released:
-    the run's verdict is certain while a question is still in the system's hands."""
+    """Fails every question; from call ``failing + 1`` on, holds it until released: the
+    run's verdict is certain while a question is still in the system's hands."""
 
     def __init__(self, failing: int) -> None:
         self.failing = failing
@@ -458,26 +458,42 @@ class DownAfter:
         raise SystemFailure("connection refused")
 
 
-def test_the_run_stops_once_max_error_rate_is_certainly_exceeded() -> None:
+class ReleaseAt:
+    """Progress that releases the held question once ``done`` questions have records."""
+
+    def __init__(self, adapter: DownAfter, done: int) -> None:
+        self.adapter = adapter
+        self.at = done
+
+    def update(self, done: int, errors: int) -> None:
+        if done >= self.at:
+            self.adapter.release.set()
+
+    def close(self) -> None:
+        self.adapter.release.set()
+
+
+def test_the_run_stops_asking_once_max_error_rate_is_certainly_exceeded() -> None:
     adapter = DownAfter(failing=3)
     settings = RunSettings(concurrency=1, max_error_rate=0.1)  # 20 questions: 2 may fail
-    try:
-        outcome = run_questions(
-            adapter, questions(20), settings, early_stop=early_stop_for(20, 0.1)
-        )
-    finally:
-        adapter.release.set()
-    assert adapter.calls == ["q0", "q1", "q2", "q3"]  # q3 was in the system's hands
+    outcome = run_questions(
+        adapter,
+        questions(20),
+        settings,
+        progress=ReleaseAt(adapter, 19),  # q3 is held until the 16 not asked are recorded
+        early_stop=early_stop_for(20, 0.1),
+    )
+    assert adapter.calls == ["q0", "q1", "q2", "q3"]
     assert outcome.stopped_early and not outcome.interrupted
     assert list(outcome.records) == [f"q{i}" for i in range(20)]
     assert outcome.errors == 20 and outcome.verdict == VERDICT_ERROR
-    assert outcome.records["q2"].error == "connection refused"
+    assert outcome.records["q3"].error == "connection refused"  # asked: its own answer
     not_run = "not run: the run stopped early after 3 of 20 questions failed, more than "
-    assert (outcome.records["q3"].error or "").startswith(not_run)
-    assert outcome.not_run == 17
+    assert (outcome.records["q4"].error or "").startswith(not_run)
+    assert outcome.not_run == 16
     assert outcome.stopped_early_line() == (
         "stopped early: more questions failed than max_error_rate 10.0% allows of 20, so the "
-        "verdict is error whatever the rest does; 17 questions were not run (recorded as errors)"
+        "verdict is error whatever the rest does; 16 questions were not run (recorded as errors)"
     )
 
 

@@ -48,7 +48,7 @@ def failure_lines(
     most ``max_groups`` errors, then one line counting the rest."""
     lines: list[str] = []
     for group in groups[:max_groups]:
-        message = printable(group.message, MESSAGE_LIMIT)
+        message = shortened(group.message)
         if len(group.ids) == 1:
             lines.append(f"{group.status}: {printable(group.ids[0], ID_LIMIT)}: {message}")
             continue
@@ -62,6 +62,16 @@ def failure_lines(
             "see the results file or `ragguard explain RESULTS ID`"
         )
     return lines
+
+
+def shortened(message: str, limit: int = MESSAGE_LIMIT, tail: int = 60) -> str:
+    """One printable line of at most about ``limit`` characters, cut in the middle: the end of
+    a message often tells two errors apart (``(after 3 attempts)``, the last line of a
+    traceback)."""
+    text = printable(message, len(message) + 1)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - tail - 3]} … {text[-tail:]}"
 
 
 def capped(ids: tuple[str, ...], limit: int) -> str:

@@ -168,29 +168,23 @@ def run_questions(
 
 @dataclass
 class EarlyStop:
-    """Stop once more than ``budget`` of the questions being run failed.
+    """Stop asking once more than ``budget`` of the questions being run failed.
 
-    ``message`` is the error recorded for each question not answered by then.
+    ``message`` is the error recorded for each question not asked by then. A question already
+    in the system's hands gets its answer (its retries are cut short); a batch process is
+    stopped, and the questions it had not answered are recorded as not run.
     """
 
     budget: int
     message: str
     stopped: bool = False
 
-    def check(self, questions: Sequence[Question], done: _Records, stop: threading.Event) -> None:
-        """Past the budget: record the unanswered questions as not run and stop asking.
-
-        The questions still in the system's hands are recorded as not run too (the first
-        record of a question wins, so their late answers are ignored), and the command
-        adapter's processes are killed, as on Ctrl-C.
-        """
+    def due(self, done: _Records) -> bool:
+        """True once, when the failures first exceed the budget."""
         if self.stopped or done.errors <= self.budget:
-            return
+            return False
         self.stopped = True
-        for question in questions:
-            done.add(error_record(question.id, self.message))
-        stop.set()
-        interrupts.kill_children()
+        return True
 
 
 def early_stop_for(
@@ -286,10 +280,10 @@ def _run_pool(
         threading.Thread(target=work, name=name, daemon=True).start()
     try:
         while len(done) < len(questions) and not failures:
-            if early_stop is not None:
-                early_stop.check(questions, done, stop)
-                if early_stop.stopped:
-                    break
+            if early_stop is not None and early_stop.due(done):
+                ask.not_run_message = early_stop.message
+                stop.set()
+                _record_not_asked(todo, done, early_stop.message)
             with suppress(Empty):
                 finished.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
@@ -303,6 +297,16 @@ def _run_pool(
         done.freeze()
         raise failures[0]
     return False
+
+
+def _record_not_asked(todo: Queue[Question], done: _Records, message: str) -> None:
+    """Record the questions still waiting in the queue as not run (the workers take no more)."""
+    while True:
+        try:
+            question = todo.get_nowait()
+        except Empty:
+            return
+        done.add(error_record(question.id, message))
 
 
 def _run_batch(
@@ -335,8 +339,10 @@ def _run_batch(
     worker.start()
     try:
         while worker.is_alive() or not arrived.empty():
-            if early_stop is not None:
-                early_stop.check(questions, done, stop)
+            if early_stop is not None and early_stop.due(done):
+                for question in questions:  # the first record of a question wins
+                    done.add(error_record(question.id, early_stop.message))
+                stop.set()
             with suppress(Empty):
                 arrived.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
@@ -378,22 +384,24 @@ class _Asker:
         self.rng = rng
         self.stop = stop
         self.rng_lock = threading.Lock()
+        self.not_run_message = INTERRUPTED_MESSAGE  # why a question taken after a stop is not run
 
     def __call__(self, question: Question) -> RunRecord:
+        if self.stop.is_set():
+            return error_record(question.id, self.not_run_message)
         attempt = 0
         while True:
-            if self.stop.is_set():
-                return error_record(question.id, INTERRUPTED_MESSAGE)
             started = self.clock()
             try:
                 answer = self.adapter.ask(question, self.settings.timeout)
             except TransientFailure as exc:
                 latency = self._ms_since(started)
                 delay = self._retry_delay(exc, attempt)
-                if delay is None:
+                if delay is not None:
+                    self.sleep(delay)  # stop.wait by default: a stop ends the wait
+                if delay is None or self.stop.is_set():
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
                     return error_record(question.id, f"{exc}{tries}", latency)
-                self.sleep(delay)
                 attempt += 1
                 continue
             except Exception as exc:
