@@ -308,3 +308,30 @@ def test_a_closed_stdout_exits_141_quietly_after_writing_the_results(
     assert "Exception ignored" not in completed.stderr
     assert "ragguard: error" not in completed.stderr
     assert load_results(out).counts["ok"] == 2
+
+
+def test_a_resumed_run_stops_early_on_the_whole_test_sets_allowance(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / "testset.yaml").write_text(
+        "".join(f"- id: q{i:02d}\n  question: question {i}\n  relevant: [c]\n" for i in range(20))
+    )
+    (suite_dir / f"{module_name}.py").write_text(DOWN_AFTER_THREE)
+    config = write_suite(
+        suite_dir,
+        f"  python: {module_name}:answer\n  concurrency: 1\n  retries: 0",
+        max_error_rate=0.1,
+    )
+    earlier = [{"id": f"q{i:02d}", "retrieved": ["c"], "answer": "a"} for i in range(2)]
+    (suite_dir / "results.run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in earlier))
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out, "--resume")
+    assert result.exit_code == 3, result.output
+    # 2 of the 20 may fail (not 1 of the 18 asked): the third failure stops the run
+    assert sys.modules[module_name].CALLS == ["q02", "q03", "q04", "q05"]
+    assert "14 questions were not run (recorded as errors)" in result.stderr
+    results = load_results(out)
+    assert results.counts == {**results.counts, "ok": 2, "error": 18}
+    assert (results.by_id["q06"].error or "").startswith(
+        "not run: the run stopped early after 3 of 20 questions failed"
+    )
