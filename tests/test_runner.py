@@ -492,7 +492,7 @@ def test_the_run_stops_asking_once_max_error_rate_is_certainly_exceeded() -> Non
     assert (outcome.records["q4"].error or "").startswith(not_run)
     assert outcome.not_run == 16
     assert outcome.stopped_early_line() == (
-        "stopped early: more questions failed than max_error_rate 10.0% allows of 20, so the "
+        "stopped early: 4 of 20 questions failed, more than max_error_rate 10.0% allows, so the "
         "verdict is error whatever the rest does; 16 questions were not run (recorded as errors)"
     )
 

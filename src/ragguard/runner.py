@@ -3,8 +3,8 @@
 Every failure is captured for its question (``RunRecord.error``) and the run goes on; it
 stops early on Ctrl-C (the questions already answered are kept) and once more questions have
 failed than ``max_error_rate`` allows over the whole test set (the rest are recorded as not
-run, as errors). The clock, the
-sleep and the random source are parameters, so tests run without waiting.
+run, as errors). The clock, the sleep and the random source are parameters, so tests run
+without waiting.
 """
 
 from __future__ import annotations
@@ -80,10 +80,11 @@ class RunOutcome:
         return sum(1 for record in self.records.values() if message and record.error == message)
 
     def stopped_early_line(self) -> str:
+        failed = self.errors - self.not_run
         return (
-            f"stopped early: more questions failed than max_error_rate {self.max_error_rate:.1%}"
-            f" allows of {self.total}, so the verdict is error whatever the rest does; "
-            f"{self.not_run} questions were not run (recorded as errors)"
+            f"stopped early: {failed} of {self.total} questions failed, more than "
+            f"max_error_rate {self.max_error_rate:.1%} allows, so the verdict is error whatever "
+            f"the rest does; {self.not_run} questions were not run (recorded as errors)"
         )
 
     @property

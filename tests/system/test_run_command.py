@@ -267,8 +267,8 @@ def test_the_run_stops_early_once_its_verdict_is_certain(
     assert sys.modules[module_name].CALLS == ["q00", "q01", "q02", "q03"]
     stopped = [line for line in result.stderr.splitlines() if "stopped early" in line]
     assert stopped == [
-        "ragguard: stopped early: more questions failed than max_error_rate 10.0% allows of 20, "
-        "so the verdict is error whatever the rest does; 16 questions were not run "
+        "ragguard: stopped early: 4 of 20 questions failed, more than max_error_rate 10.0% "
+        "allows, so the verdict is error whatever the rest does; 16 questions were not run "
         "(recorded as errors)"
     ]
     assert "run verdict: error: 20/20 questions failed (100.0%)" in result.stdout
