@@ -20,7 +20,10 @@ from ragguard.runner import (
     BarProgress,
     LineLog,
     LogProgress,
+    allowed_failures,
+    early_stop_for,
     make_progress,
+    run_failure_lines,
     run_questions,
 )
 from ragguard.runs import Chunk, RunRecord
@@ -316,20 +319,43 @@ def test_a_crashing_batch_adapter_fails_the_unanswered_questions_with_its_messag
     assert outcome.records["q3"].error == "the system failed: RuntimeError: pipe broke"
 
 
-def test_log_progress_prints_a_line_every_few_seconds_and_at_the_end() -> None:
+def test_log_progress_starts_with_a_line_then_every_few_seconds_or_tenth_and_at_the_end() -> None:
     now = [0.0]
     stream = io.StringIO()
-    progress = LogProgress(10, stream, every=5.0, clock=lambda: now[0])
-    for done, at in ((1, 1.0), (2, 4.9), (3, 5.0), (4, 6.0), (8, 10.5)):
+    progress = LogProgress(100, stream, concurrency=4, every=5.0, clock=lambda: now[0])
+    for done, at in (
+        (1, 1.0),
+        (2, 4.9),
+        (3, 5.0),
+        (4, 6.0),
+        (10, 6.5),
+        (11, 7.0),
+        (15, 11.5),
+        (16, 11.8),
+    ):
         now[0] = at
         progress.update(done, errors=1)
-    now[0] = 11.0
+    now[0] = 12.0
     progress.close()
     assert stream.getvalue().splitlines() == [
-        "ragguard: 3/10 questions done, 1 failed, 5.0s",
-        "ragguard: 8/10 questions done, 1 failed, 10.5s",
-        "ragguard: 8/10 questions done, 1 failed, 11.0s",
+        "ragguard: running 100 questions with concurrency 4",
+        "ragguard: 3/100 questions done, 1 failed, 5.0s, about 2m 42s left",
+        "ragguard: 10/100 questions done, 1 failed, 6.5s, about 58s left",
+        "ragguard: 15/100 questions done, 1 failed, 11.5s, about 1m 05s left",
+        "ragguard: 16/100 questions done, 1 failed, 12.0s",
     ]
+
+
+def test_log_progress_writes_at_most_one_line_per_tenth_however_fast_the_run() -> None:
+    stream = io.StringIO()
+    progress = LogProgress(1000, stream, concurrency=8, clock=lambda: 0.0)
+    for done in range(1, 1001):
+        progress.update(done, errors=done // 100)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 11  # the start, then each tenth (the last is the end, not repeated)
+    assert lines[1] == "ragguard: 100/1000 questions done, 1 failed, 0.0s, about 0s left"
+    assert lines[-1] == "ragguard: 1000/1000 questions done, 10 failed, 0.0s"
 
 
 class FakeTerminal(io.StringIO):
@@ -391,3 +417,135 @@ def test_each_answer_is_journalled_before_its_thread_asks_the_next_question(
 
     assert outcome.errors == 0, [r.error for r in outcome.records.values() if r.error]
     assert sorted(journalled) == sorted(f"q{i}" for i in range(12))
+
+
+@pytest.mark.parametrize(
+    ("total", "rate", "allowed"),
+    [(200, 0.05, 10), (3, 1 / 3, 1), (10, 0.0, 0), (10, 1.0, 10), (7, 0.1, 0), (100, 0.07, 7)],
+)
+def test_allowed_failures_agree_with_the_verdict(total: int, rate: float, allowed: int) -> None:
+    assert allowed_failures(total, rate) == allowed
+    assert allowed / total <= rate
+    assert allowed == total or (allowed + 1) / total > rate
+
+
+def test_no_early_stop_when_every_question_may_fail_and_earlier_failures_count() -> None:
+    assert early_stop_for(10, 1.0) is None
+    stop = early_stop_for(100, 0.05, earlier_failures=5)
+    assert stop is not None and stop.budget == 0
+    assert stop.message == (
+        "not run: the run stopped early after 6 of 100 questions failed, "
+        "more than max_error_rate 5.0% allows"
+    )
+
+
+class DownAfter:
+    """Fails every question; from call ``failing + 1`` on, holds it until released: the
+    run's verdict is certain while a question is still in the system's hands."""
+
+    def __init__(self, failing: int) -> None:
+        self.failing = failing
+        self.calls: list[str] = []
+        self.release = threading.Event()
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "test"}
+
+    def ask(self, question: Question, timeout: float) -> Answer:
+        self.calls.append(question.id)
+        if len(self.calls) > self.failing:
+            self.release.wait(30)
+        raise SystemFailure("connection refused")
+
+
+class ReleaseAt:
+    """Progress that releases the held question once ``done`` questions have records."""
+
+    def __init__(self, adapter: DownAfter, done: int) -> None:
+        self.adapter = adapter
+        self.at = done
+
+    def update(self, done: int, errors: int) -> None:
+        if done >= self.at:
+            self.adapter.release.set()
+
+    def close(self) -> None:
+        self.adapter.release.set()
+
+
+def test_the_run_stops_asking_once_max_error_rate_is_certainly_exceeded() -> None:
+    adapter = DownAfter(failing=3)
+    settings = RunSettings(concurrency=1, max_error_rate=0.1)  # 20 questions: 2 may fail
+    outcome = run_questions(
+        adapter,
+        questions(20),
+        settings,
+        progress=ReleaseAt(adapter, 19),  # q3 is held until the 16 not asked are recorded
+        early_stop=early_stop_for(20, 0.1),
+    )
+    assert adapter.calls == ["q0", "q1", "q2", "q3"]
+    assert outcome.stopped_early and not outcome.interrupted
+    assert list(outcome.records) == [f"q{i}" for i in range(20)]
+    assert outcome.errors == 20 and outcome.verdict == VERDICT_ERROR
+    assert outcome.records["q3"].error == "connection refused"  # asked: its own answer
+    not_run = "not run: the run stopped early after 3 of 20 questions failed, more than "
+    assert (outcome.records["q4"].error or "").startswith(not_run)
+    assert outcome.not_run == 16
+    assert outcome.stopped_early_line() == (
+        "stopped early: 4 of 20 questions failed, more than max_error_rate 10.0% allows, so the "
+        "verdict is error whatever the rest does; 16 questions were not run (recorded as errors)"
+    )
+
+
+def test_without_an_early_stop_every_question_is_asked() -> None:
+    adapter = DownAfter(failing=20)
+    outcome = run_questions(adapter, questions(20), RunSettings(max_error_rate=0.1))
+    assert len(adapter.calls) == 20 and not outcome.stopped_early
+    assert outcome.not_run == 0
+
+
+class FailingBatch:
+    """A batch adapter whose first ``failing`` answers are errors; then it waits to be stopped."""
+
+    def __init__(self, failing: int) -> None:
+        self.failing = failing
+        self.stopped = False
+
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "batch-test"}
+
+    def run_batch(self, qs, timeout, emit, stop) -> None:
+        for question in qs[: self.failing]:
+            emit(RunRecord(id=question.id, error="bad line"))
+        self.stopped = stop.wait(30)
+
+
+def test_a_batch_run_stops_early_too() -> None:
+    batch = FailingBatch(failing=2)
+    outcome = run_questions(
+        batch, questions(10), RunSettings(max_error_rate=0.1), early_stop=early_stop_for(10, 0.1)
+    )
+    assert batch.stopped
+    assert outcome.stopped_early and outcome.not_run == 8 and outcome.errors == 10
+    assert outcome.records["q1"].error == "bad line"
+
+
+def test_the_failed_questions_of_a_run_are_grouped_by_error() -> None:
+    records = [RunRecord(id=f"q{i}", error="command exited with status 1: boom") for i in range(3)]
+    records.append(RunRecord(id="q9", answer="fine"))
+    assert run_failure_lines(records) == [
+        "error (3 questions): command exited with status 1: boom",
+        "  q0, q1, q2",
+    ]
+
+
+def test_the_terminal_bar_shows_n_of_n_and_the_failures() -> None:
+    terminal = FakeTerminal()
+    progress = make_progress(10, terminal)
+    progress.update(3, 0)
+    progress.update(3, 1)  # the count of failures is drawn even without a step
+    progress.update(10, 2)
+    progress.close()
+    frames = terminal.getvalue().split("\r")
+    assert any(frame.endswith("3/10  1 failed") for frame in frames), frames
+    assert "10/10  2 failed" in frames[-1]

@@ -1,11 +1,13 @@
 """The command line: parse, call the core, map errors to exit codes.
 
 Exit codes: 0 success, 2 bad input or a usage mistake (one line on stderr, no traceback),
-130 interrupted by Ctrl-C, 143 cancelled by SIGTERM (README.md, docs/config.md).
+130 interrupted by Ctrl-C, 141 stdout's reader went away (a broken pipe), 143 cancelled by
+SIGTERM (README.md, docs/config.md).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 # click and ragguard.errors only (benchmarks/startup.py measures them).
 
 EXIT_BAD_INPUT = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a program killed by a closed pipe
 
 
 class RagguardGroup(click.Group):
@@ -40,6 +43,9 @@ class RagguardGroup(click.Group):
         except InputError as exc:
             click.echo(f"ragguard: error: {exc}", err=True)
             ctx.exit(EXIT_BAD_INPUT)
+        except BrokenPipeError:  # `ragguard run | head -1`: the reader is gone, nothing to say
+            _silence_stdout()
+            ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:
             if exc.filename is None:
                 raise
@@ -71,6 +77,18 @@ class RagguardGroup(click.Group):
         if standalone_mode:
             sys.exit(code)
         return result
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's flush at exit cannot fail on
+    the closed pipe again (it would print "Exception ignored" and exit 120)."""
+    try:
+        stdout = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (a test runner's): nothing to flush
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, stdout)
+    os.close(devnull)
 
 
 class _Interrupted(Exception):
@@ -552,7 +570,7 @@ def run_command(
     from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
     from ragguard.render import terminal_report
     from ragguard.results import write_results
-    from ragguard.runner import LineLog, run_config, score_suite_run
+    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
     from ragguard.runs import RunRecord
     from ragguard.shards import parse_shard, select_shard
     from ragguard.testset import load_testset
@@ -573,10 +591,13 @@ def run_command(
     log = LineLog(out.with_name(stem + ".log"))
     try:
         suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journal)
+        end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
         journal.close()
     outcome = suite_run.outcome
+    if outcome.stopped_early:
+        click.echo(f"ragguard: {outcome.stopped_early_line()}", err=True)
     write_records(records_path, outcome.records.values())
     results, generation = score_suite_run(
         config, suite_run, git=current_commit(), cache_dir=cache_dir, warn=_warn

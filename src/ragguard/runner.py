@@ -1,8 +1,10 @@
 """Drive the system under test over a test set: concurrency, timeouts, retries, progress.
 
-Every failure is captured for its question (``RunRecord.error``) and the run goes on; only
-Ctrl-C stops it early, and then the questions already answered are kept. The clock, the
-sleep and the random source are parameters, so tests run without waiting.
+Every failure is captured for its question (``RunRecord.error``) and the run goes on; it
+stops early on Ctrl-C (the questions already answered are kept) and once more questions have
+failed than ``max_error_rate`` allows over the whole test set (the rest are recorded as not
+run, as errors). The clock, the sleep and the random source are parameters, so tests run
+without waiting.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +24,7 @@ import click
 
 from ragguard import interrupts
 from ragguard.config import Config, RunSettings
+from ragguard.failures import NOT_RUN, failure_lines, group_failures
 from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
@@ -50,7 +53,7 @@ BACKOFF_CAP = 30.0
 MAX_RETRY_AFTER = 120.0
 TICK_SECONDS = 0.5
 LOG_EVERY_SECONDS = 10.0
-INTERRUPTED_MESSAGE = "not run: the run was interrupted"
+INTERRUPTED_MESSAGE = f"{NOT_RUN} the run was interrupted"
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], object]
@@ -64,6 +67,25 @@ class RunOutcome:
     total: int
     max_error_rate: float
     interrupted: bool = False
+    early_stop_message: str | None = None  # the run stopped early: the not-run questions' error
+
+    @property
+    def stopped_early(self) -> bool:
+        return self.early_stop_message is not None
+
+    @property
+    def not_run(self) -> int:
+        """The questions not run because the run stopped early."""
+        message = self.early_stop_message
+        return sum(1 for record in self.records.values() if message and record.error == message)
+
+    def stopped_early_line(self) -> str:
+        failed = self.errors - self.not_run
+        return (
+            f"stopped early: {failed} of {self.total} questions failed, more than "
+            f"max_error_rate {self.max_error_rate:.1%} allows, so the verdict is error whatever "
+            f"the rest does; {self.not_run} questions were not run (recorded as errors)"
+        )
 
     @property
     def errors(self) -> int:
@@ -86,6 +108,25 @@ class RunOutcome:
         return f"run verdict: ok: {share}, within {limit}"
 
 
+def allowed_failures(total: int, max_error_rate: float) -> int:
+    """The most questions of ``total`` that may fail with the verdict still ``ok`` (the same
+    comparison as :attr:`RunOutcome.verdict`, so the two cannot disagree by rounding)."""
+    allowed = int(max_error_rate * total)
+    while allowed < total and (allowed + 1) / total <= max_error_rate:
+        allowed += 1
+    while allowed > 0 and allowed / total > max_error_rate:
+        allowed -= 1
+    return allowed
+
+
+def stopped_early_message(failed: int, total: int, max_error_rate: float) -> str:
+    """The error of a question not asked because the run's verdict was already certain."""
+    return (
+        f"{NOT_RUN} the run stopped early after {failed} of {total} questions failed, "
+        f"more than max_error_rate {max_error_rate:.1%} allows"
+    )
+
+
 class Progress(Protocol):
     def update(self, done: int, errors: int) -> None: ...
 
@@ -102,25 +143,63 @@ def run_questions(
     sleep: Sleep | None = None,
     rng: random.Random | None = None,
     on_record: Callable[[RunRecord], object] | None = None,
+    early_stop: EarlyStop | None = None,
 ) -> RunOutcome:
     """Run every question through the adapter; Ctrl-C returns what is done, flagged.
 
     ``on_record`` is called (on the calling thread) with each record as it arrives, e.g.
-    to append it to disk.
+    to append it to disk. With ``early_stop``, the run stops asking once more questions
+    failed than it allows; the questions not answered then are recorded as not run.
     """
     stop = threading.Event()
     done = _Records(on_record)
     report = progress or _NoProgress()
     try:
         if isinstance(adapter, BatchAdapter):
-            interrupted = _run_batch(adapter, questions, settings, done, report, stop)
+            interrupted = _run_batch(adapter, questions, settings, done, report, stop, early_stop)
         else:
             ask = _Asker(adapter, settings, clock, sleep or stop.wait, rng or random.Random(), stop)
-            interrupted = _run_pool(ask, questions, settings, done, report, stop)
+            interrupted = _run_pool(ask, questions, settings, done, report, stop, early_stop)
     finally:
         report.close()
     ordered = {q.id: done.by_id[q.id] for q in questions if q.id in done}
-    return RunOutcome(ordered, len(questions), settings.max_error_rate, interrupted)
+    stopped = early_stop.message if early_stop is not None and early_stop.stopped else None
+    return RunOutcome(ordered, len(questions), settings.max_error_rate, interrupted, stopped)
+
+
+@dataclass
+class EarlyStop:
+    """Stop asking once more than ``budget`` of the questions being run failed.
+
+    ``message`` is the error recorded for each question not asked by then. A question already
+    in the system's hands gets its answer (its retries are cut short); a batch process is
+    stopped, and the questions it had not answered are recorded as not run.
+    """
+
+    budget: int
+    message: str
+    stopped: bool = False
+
+    def due(self, done: _Records) -> bool:
+        """True once, when the failures first exceed the budget."""
+        if self.stopped or done.errors <= self.budget:
+            return False
+        self.stopped = True
+        return True
+
+
+def early_stop_for(
+    total: int, max_error_rate: float, earlier_failures: int = 0
+) -> EarlyStop | None:
+    """The early stop of a run of ``total`` questions (``earlier_failures`` of them failed in
+    an earlier, resumed part); ``None`` when no number of failures can exceed the rate."""
+    allowed = allowed_failures(total, max_error_rate)
+    if allowed >= total:
+        return None
+    failed = allowed + 1
+    return EarlyStop(
+        allowed - earlier_failures, stopped_early_message(failed, total, max_error_rate)
+    )
 
 
 class _Records:
@@ -166,6 +245,7 @@ def _run_pool(
     done: _Records,
     progress: Progress,
     stop: threading.Event,
+    early_stop: EarlyStop | None = None,
 ) -> bool:
     """Daemon worker threads take questions from a queue; the main thread collects.
 
@@ -201,6 +281,10 @@ def _run_pool(
         threading.Thread(target=work, name=name, daemon=True).start()
     try:
         while len(done) < len(questions) and not failures:
+            if early_stop is not None and early_stop.due(done):
+                ask.not_run_message = early_stop.message
+                stop.set()
+                _record_not_asked(todo, done, early_stop.message)
             with suppress(Empty):
                 finished.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
@@ -216,6 +300,16 @@ def _run_pool(
     return False
 
 
+def _record_not_asked(todo: Queue[Question], done: _Records, message: str) -> None:
+    """Record the questions still waiting in the queue as not run (the workers take no more)."""
+    while True:
+        try:
+            question = todo.get_nowait()
+        except Empty:
+            return
+        done.add(error_record(question.id, message))
+
+
 def _run_batch(
     adapter: BatchAdapter,
     questions: Sequence[Question],
@@ -223,6 +317,7 @@ def _run_batch(
     done: _Records,
     progress: Progress,
     stop: threading.Event,
+    early_stop: EarlyStop | None = None,
 ) -> bool:
     """Run a batch adapter in a thread; the main thread collects records and shows progress."""
     known = {q.id for q in questions}
@@ -245,6 +340,10 @@ def _run_batch(
     worker.start()
     try:
         while worker.is_alive() or not arrived.empty():
+            if early_stop is not None and early_stop.due(done):
+                for question in questions:  # the first record of a question wins
+                    done.add(error_record(question.id, early_stop.message))
+                stop.set()
             with suppress(Empty):
                 arrived.get(timeout=TICK_SECONDS)
             progress.update(len(done), done.errors)
@@ -286,22 +385,24 @@ class _Asker:
         self.rng = rng
         self.stop = stop
         self.rng_lock = threading.Lock()
+        self.not_run_message = INTERRUPTED_MESSAGE  # why a question taken after a stop is not run
 
     def __call__(self, question: Question) -> RunRecord:
+        if self.stop.is_set():
+            return error_record(question.id, self.not_run_message)
         attempt = 0
         while True:
-            if self.stop.is_set():
-                return error_record(question.id, INTERRUPTED_MESSAGE)
             started = self.clock()
             try:
                 answer = self.adapter.ask(question, self.settings.timeout)
             except TransientFailure as exc:
                 latency = self._ms_since(started)
                 delay = self._retry_delay(exc, attempt)
-                if delay is None:
+                if delay is not None:
+                    self.sleep(delay)  # stop.wait by default: a stop ends the wait
+                if delay is None or self.stop.is_set():
                     tries = f" (after {attempt + 1} attempts)" if attempt else ""
                     return error_record(question.id, f"{exc}{tries}", latency)
-                self.sleep(delay)
                 attempt += 1
                 continue
             except Exception as exc:
@@ -334,30 +435,48 @@ class _NoProgress:
 
 
 class BarProgress:
-    """click's progress bar, for a terminal."""
+    """click's progress bar, for a terminal: n/N, the share, the failures so far and an ETA."""
 
     def __init__(self, total: int, stream: IO[str]) -> None:
-        self._bar = click.progressbar(length=total, label="questions", file=stream)
+        self._errors = 0
+        self._bar = click.progressbar(
+            length=total,
+            label="questions",
+            file=stream,
+            show_pos=True,
+            show_eta=True,
+            item_show_func=self._failures,
+        )
         self._bar.__enter__()
         self._shown = 0
 
+    def _failures(self, _item: object) -> str | None:
+        return f"{self._errors} failed" if self._errors else None
+
     def update(self, done: int, errors: int) -> None:
         if done > self._shown:
-            self._bar.update(done - self._shown)
+            self._errors = errors
+            self._bar.update(done - self._shown, current_item=errors)
             self._shown = done
+        elif errors != self._errors:  # click draws only on a step: draw the new count now
+            self._errors = errors
+            self._bar.render_progress()
 
     def close(self) -> None:
         self._bar.__exit__(None, None, None)
 
 
 class LogProgress:
-    """A plain line every few seconds, for CI logs (no carriage returns)."""
+    """Plain lines for CI logs (no carriage returns): one at the start, then one when
+    ``every`` seconds have passed or another tenth of the questions is done, and one at the
+    end; each with n/N, the failures and an estimate of the time left."""
 
     def __init__(
         self,
         total: int,
         stream: IO[str],
         *,
+        concurrency: int = 1,
         every: float = LOG_EVERY_SECONDS,
         clock: Clock = time.monotonic,
     ) -> None:
@@ -369,31 +488,70 @@ class LogProgress:
         self.last = self.started
         self.done = 0
         self.errors = 0
+        self.tenths = 0
+        self.shown: tuple[int, int] | None = None  # (done, errors) of the last progress line
+        self._write(f"ragguard: running {total} questions with concurrency {concurrency}")
 
     def update(self, done: int, errors: int) -> None:
         self.done, self.errors = done, errors
-        if self.clock() - self.last >= self.every:
+        tenths = done * 10 // self.total if self.total else 10
+        if tenths > self.tenths or self.clock() - self.last >= self.every:
+            self.tenths = max(self.tenths, tenths)
             self._line()
 
     def close(self) -> None:
-        self._line()
+        if self.shown != (self.done, self.errors):  # not the line just written again
+            self._line(final=True)
 
-    def _line(self) -> None:
+    def _line(self, final: bool = False) -> None:
         self.last = self.clock()
+        self.shown = (self.done, self.errors)
         elapsed = self.last - self.started
-        self.stream.write(
-            f"ragguard: {self.done}/{self.total} questions done, {self.errors} failed, "
-            f"{elapsed:.1f}s\n"
-        )
+        line = f"ragguard: {self.done}/{self.total} questions done, {self.errors} failed, "
+        line += f"{elapsed:.1f}s"
+        if not final and 0 < self.done < self.total:
+            line += f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+        self._write(line)
+
+    def _write(self, line: str) -> None:
+        self.stream.write(line + "\n")
         self.stream.flush()
 
 
-def make_progress(total: int, stream: IO[str] | None = None) -> Progress:
+def _duration(seconds: float) -> str:
+    """``45s``, ``3m 20s``, ``1h 05m``: an estimate, so whole seconds at most."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def make_progress(total: int, stream: IO[str] | None = None, concurrency: int = 1) -> Progress:
     """A bar on a terminal, periodic lines otherwise."""
     stream = stream or sys.stderr
     if stream.isatty():
         return BarProgress(total, stream)
-    return LogProgress(total, stream)
+    return LogProgress(total, stream, concurrency=concurrency)
+
+
+def run_failure_lines(records: Iterable[RunRecord]) -> list[str]:
+    """The failed questions of a run, grouped by error (:mod:`ragguard.failures`)."""
+    failed = ((record.id, "error", record.error) for record in records if record.error)
+    return failure_lines(group_failures(failed))
+
+
+def end_log_with_failures(log: LineLog, outcome: RunOutcome) -> list[str]:
+    """The run's grouped failure lines, also written at the end of the system log when the
+    system wrote to it (next to the stderr that explains them)."""
+    lines = run_failure_lines(outcome.records.values())
+    if log.written:
+        for line in lines:
+            log(line)
+    return lines
 
 
 class LineLog:
@@ -451,8 +609,10 @@ def run_config(
     """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
 
     The generation settings are typed first (from the loaded config; the file is not read
-    again), so that a config mistake there does not cost a run of the system. With ``shard``, only that shard's questions are run; the
-    questions in ``done`` (a resumed run's earlier records) are not asked again.
+    again), so that a config mistake there does not cost a run of the system. With
+    ``shard``, only that shard's questions are run; the questions in ``done`` (a resumed
+    run's earlier records) are not asked again, and their failures count towards the early
+    stop (:func:`early_stop_for`, over the whole test set or shard).
     """
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
@@ -463,12 +623,16 @@ def run_config(
         adapter.check_known(whole.questions)
     earlier = dict(done or {})
     todo = [question for question in testset.questions if question.id not in earlier]
+    settings = config.system.run
+    earlier_failures = sum(1 for record in earlier.values() if record.error)
+    concurrency = 1 if isinstance(adapter, BatchAdapter) else settings.concurrency
     outcome = run_questions(
         adapter,
         todo,
-        config.system.run,
-        progress=make_progress(len(todo), progress_stream),
+        settings,
+        progress=make_progress(len(todo), progress_stream, min(concurrency, len(todo)) or 1),
         on_record=on_record,
+        early_stop=early_stop_for(len(testset), settings.max_error_rate, earlier_failures),
     )
     records = {**earlier, **outcome.records}
     ordered = {q.id: records[q.id] for q in testset.questions if q.id in records}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +24,7 @@ from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.publish import publish_artifact_name
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import CiSettings
-from ragguard.config import Config
+from ragguard.config import Config, load_config
 from ragguard.errors import InputError
 from ragguard.github import GitHubClient, GitHubError, comment_marker, read_event
 from ragguard.results import Results
@@ -410,3 +411,35 @@ def test_without_a_stored_baseline_rerun_evaluates_the_merge_base_in_a_worktree(
     assert git.git("worktree", "list").count("\n") == 0  # the temporary worktree is gone
     [comment] = [c for c in fake_repo.comments.values() if c.issue_number == number]
     assert f"Baseline: commit {base[:12]}" in comment.body
+
+
+BATCH_DOWN_AFTER_TWO = """\
+import json, sys, time
+
+for id in ("q0", "q1"):
+    print(json.dumps({"id": id, "error": "connection refused"}), flush=True)
+time.sleep(60)  # the run stops it once its verdict is certain
+"""
+
+
+def test_the_job_log_names_the_failed_questions_grouped_and_says_the_run_stopped_early(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "down.py").write_text(BATCH_DOWN_AFTER_TWO)
+    (tmp_path / "testset.yaml").write_text(
+        "".join(f"- id: q{i}\n  question: question {i}\n  relevant: [c]\n" for i in range(10))
+    )
+    (tmp_path / "ragguard.yml").write_text(
+        f"suite: s\ntestset: testset.yaml\nsystem:\n  command: [{json.dumps(sys.executable)}, down.py]\n"
+        "  max_error_rate: 0.1\nmetrics: [hit_rate@1]\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    results = evaluate_config(load_config(tmp_path / "ragguard.yml"), {}, out)
+    assert results.counts["error"] == 10
+    stderr = capsys.readouterr().err.splitlines()
+    assert "ragguard: running 10 questions with concurrency 1" in stderr
+    assert any(line.startswith("ragguard: stopped early: ") for line in stderr), stderr
+    assert "ragguard: error (2 questions): connection refused" in stderr
+    assert "ragguard:   q0, q1" in stderr
+    assert any(line.startswith("ragguard: error (8 questions): not run: ") for line in stderr)

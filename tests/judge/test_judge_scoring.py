@@ -297,7 +297,10 @@ def test_judge_errors_are_shown_in_the_table(tmp_path, ragguard_cli, monkeypatch
         )
     assert result.exit_code == 0, result.output
     assert "2 judge_error" in result.stdout
-    assert "judge_error: rpm: judge: HTTP 500; gave up after 1 attempt" in result.stdout
+    assert (
+        "judge_error (2 questions): judge: HTTP 500; gave up after 1 attempt\n  rpm, refunds\n"
+        in (result.stdout)
+    )
     assert "nan" not in result.stdout.lower()
 
 

@@ -206,3 +206,132 @@ def test_a_bad_generation_section_stops_before_the_system_runs(
     )
     cli_error(["run", "-c", config, "--out", suite_dir / "r.json"], "faithfulness")
     assert not marker.exists()
+
+
+CRASH = "import sys\nsys.argv[1]\nraise RuntimeError('index missing')\n"
+
+
+def test_a_crashing_command_prints_its_error_once_with_a_count(
+    suite_dir: Path, ragguard_cli
+) -> None:
+    (suite_dir / "crash.py").write_text(CRASH)
+    command = f"  command: [{json.dumps(sys.executable)}, crash.py, '{{id}}']\n  concurrency: 1"
+    config = write_suite(suite_dir, command, max_error_rate=1.0)
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    message = "command exited with status 1: RuntimeError: index missing"
+    assert f"error (3 questions): {message}\n  auth, rate, page\n" in result.stdout
+    assert result.stdout.count("index missing") == 1
+    log = (suite_dir / "results.log").read_text(encoding="utf-8").splitlines()
+    assert log[0] == "[auth] Traceback (most recent call last):"
+    assert sum("Traceback" in line for line in log) == 1
+    lines = len([line for line in log if line.startswith("[auth]")])
+    assert f"[rate] stderr: the same {lines} line(s) as [auth]" in log
+    assert f"[page] stderr: the same {lines} line(s) as [auth]" in log
+    assert log[-2:] == [f"error (3 questions): {message}", "  auth, rate, page"]
+
+
+DOWN_AFTER_THREE = """\
+import pathlib, time
+
+CALLS = []
+
+def answer(question, id):
+    CALLS.append(id)
+    if len(CALLS) > 3:  # held until the run has journalled the 16 questions it did not ask
+        journal = pathlib.Path(__file__).with_name("results.run.jsonl")
+        for _ in range(3000):
+            if journal.exists() and len(journal.read_text().splitlines()) >= 19:
+                break
+            time.sleep(0.01)
+    raise ConnectionRefusedError("connection refused")
+"""
+
+
+def test_the_run_stops_early_once_its_verdict_is_certain(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / "testset.yaml").write_text(
+        "".join(f"- id: q{i:02d}\n  question: question {i}\n  relevant: [c]\n" for i in range(20))
+    )
+    (suite_dir / f"{module_name}.py").write_text(DOWN_AFTER_THREE)
+    config = write_suite(
+        suite_dir,
+        f"  python: {module_name}:answer\n  concurrency: 1\n  retries: 0",
+        max_error_rate=0.1,
+    )
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 3, result.output
+    assert sys.modules[module_name].CALLS == ["q00", "q01", "q02", "q03"]
+    stopped = [line for line in result.stderr.splitlines() if "stopped early" in line]
+    assert stopped == [
+        "ragguard: stopped early: 4 of 20 questions failed, more than max_error_rate 10.0% "
+        "allows, so the verdict is error whatever the rest does; 16 questions were not run "
+        "(recorded as errors)"
+    ]
+    assert "run verdict: error: 20/20 questions failed (100.0%)" in result.stdout
+    results = load_results(out)
+    assert results.counts["error"] == 20 and results.counts["ok"] == 0
+    not_run = results.by_id["q19"]
+    assert not_run.status == "error"
+    assert (not_run.error or "").startswith("not run: the run stopped early after 3 of 20")
+    assert (
+        results.by_id["q03"].error
+        == f"ConnectionRefusedError: connection refused ({module_name}.py:13)"
+    )
+    assert "error (16 questions): not run: the run stopped early" in result.stdout
+
+
+def test_a_closed_stdout_exits_141_quietly_after_writing_the_results(
+    suite_dir: Path, module_name: str
+) -> None:
+    (suite_dir / f"{module_name}.py").write_text(MODULE)
+    config = write_suite(suite_dir, f"  python: {module_name}:answer")
+    out = suite_dir / "results.json"
+    script = Path(sys.executable).parent / "ragguard"
+    reader, writer = os.pipe()
+    os.close(reader)  # like `| head -1` once head has gone: every write to stdout fails
+    try:
+        completed = subprocess.run(
+            [str(script), "run", "-c", str(config), "--out", str(out)],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(writer)
+    assert completed.returncode == 141, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert "Exception ignored" not in completed.stderr
+    assert "ragguard: error" not in completed.stderr
+    assert load_results(out).counts["ok"] == 2
+
+
+def test_a_resumed_run_stops_early_on_the_whole_test_sets_allowance(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    (suite_dir / "testset.yaml").write_text(
+        "".join(f"- id: q{i:02d}\n  question: question {i}\n  relevant: [c]\n" for i in range(20))
+    )
+    (suite_dir / f"{module_name}.py").write_text(DOWN_AFTER_THREE)
+    config = write_suite(
+        suite_dir,
+        f"  python: {module_name}:answer\n  concurrency: 1\n  retries: 0",
+        max_error_rate=0.1,
+    )
+    earlier = [{"id": f"q{i:02d}", "retrieved": ["c"], "answer": "a"} for i in range(2)]
+    (suite_dir / "results.run.jsonl").write_text("".join(json.dumps(r) + "\n" for r in earlier))
+    out = suite_dir / "results.json"
+    result = ragguard_cli("run", "-c", config, "--out", out, "--resume")
+    assert result.exit_code == 3, result.output
+    # 2 of the 20 may fail (not 1 of the 18 asked): the third failure stops the run
+    assert sys.modules[module_name].CALLS == ["q02", "q03", "q04", "q05"]
+    assert "14 questions were not run (recorded as errors)" in result.stderr
+    results = load_results(out)
+    assert results.counts == {**results.counts, "ok": 2, "error": 18}
+    assert (results.by_id["q06"].error or "").startswith(
+        "not run: the run stopped early after 3 of 20 questions failed"
+    )

@@ -612,14 +612,19 @@ def evaluate_config(
     shard: Shard | None = None,
 ) -> Results:
     """Run the suite's system over its test set (or one shard of it) and score it."""
-    from ragguard.runner import LineLog, run_config, score_suite_run
+    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
     from ragguard.runs import dump_run
 
     log = LineLog(out / "system.log")
     try:
         suite_run = run_config(config, progress_stream=sys.stderr, log=log, shard=shard)
+        failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
+    if suite_run.outcome.stopped_early:
+        print(f"ragguard: {suite_run.outcome.stopped_early_line()}", file=sys.stderr)
+    for line in failures:  # the job log names the failed questions, grouped by error
+        print(f"ragguard: {line}", file=sys.stderr)
     records = suite_run.outcome.records.values()
     write_report(out / "run.jsonl", dump_run(records))
     results, _ = score_suite_run(

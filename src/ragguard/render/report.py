@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from tabulate import tabulate
 
+from ragguard.failures import failure_lines, group_failures
 from ragguard.metrics.retrieval import Explanation
 from ragguard.render.text import environment, fmt, printable
 from ragguard.results import STATUS_OK, Results
@@ -42,13 +43,10 @@ def terminal_report(results: Results) -> str:
             disable_numparse=True,
         )
     )
-    problems = [q for q in results.questions if q.status != STATUS_OK]
+    problems = [(q.id, q.status, q.error or "") for q in results.questions if q.status != STATUS_OK]
     if problems:
         lines.append("")
-        for question in problems:
-            lines.append(
-                f"{question.status}: {printable(question.id, 80)}: {printable(question.error or '')}"
-            )
+        lines.extend(failure_lines(group_failures(problems)))  # an error shared: shown once
     return "\n".join(lines) + "\n"
 
 

@@ -14,6 +14,7 @@ is an error for the question concerned, with the message.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -115,6 +116,8 @@ class CommandPerQuestionAdapter:
         self.cwd = cwd
         self.env = env
         self.log = log
+        self._seen: dict[bytes, str] = {}  # stderr's digest -> the first question that wrote it
+        self._seen_lock = threading.Lock()
 
     def identity(self) -> dict[str, Any]:
         return _identity(self.argv, "per-question")
@@ -174,9 +177,20 @@ class CommandPerQuestionAdapter:
         return process.returncode, stdout, stderr
 
     def _log_stderr(self, question_id: str, stderr: str | bytes | None) -> None:
+        """Log the question's stderr, or one line when an earlier question's was the same (a
+        crashing command writes the same traceback for every question)."""
         if isinstance(stderr, bytes):
             stderr = stderr.decode("utf-8", "replace")
-        for line in split_lines(stderr or ""):
+        lines = split_lines(stderr or "")
+        if not lines:
+            return
+        digest = hashlib.sha256("\n".join(lines).encode("utf-8", "replace")).digest()
+        with self._seen_lock:
+            first = self._seen.setdefault(digest, question_id)
+        if first != question_id:
+            self.log(f"[{question_id}] stderr: the same {len(lines)} line(s) as [{first}]")
+            return
+        for line in lines:
             self.log(f"[{question_id}] {line}")
 
 
