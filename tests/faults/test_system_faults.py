@@ -133,14 +133,22 @@ def assert_failure_kept_and_shown(
     assert sorted(by_id) == sorted(ANSWERS)  # none dropped
     assert by_id[failed]["status"] == "error" and by_id[failed]["error"].startswith(error)
     assert set(by_id[failed]["metrics"].values()) == {0.0}
+    # The failure exceeds max_error_rate (5% of 2 questions allows none), so the run stops
+    # early: the other question is answered when a worker had taken it already, else it is
+    # recorded as not run. Which one depends on scheduling; both are correct, neither a pass.
     others = [q for qid, q in by_id.items() if qid != failed]
-    assert all(q["status"] == "ok" for q in others)
+    answered = [q for q in others if q["status"] == "ok"]
+    not_run = [q for q in others if q["status"] == "error" and q["error"].startswith("not run")]
+    assert len(answered) + len(not_run) == len(others)
     for summary in left.results["summary"].values():
         assert math.isfinite(summary["value"])
-    assert left.results["summary"]["hit_rate@1"]["value"] == 0.5  # the failure counts as 0
+    hit_rate = left.results["summary"]["hit_rate@1"]["value"]
+    assert hit_rate == len(answered) / len(by_id)  # a failure, or not run, counts as 0
     assert left.outputs["verdict"] == "error" and left.outputs["status"] == "error"
     [posted] = comments_on(repo, number)
-    assert "**error**" in posted and "Questions that could not be evaluated (1)" in posted
+    failures = 1 + len(not_run)
+    assert "**error**" in posted
+    assert f"Questions that could not be evaluated ({failures})" in posted
     assert left.comment is not None and failed.replace("-", "\\-") in left.comment
 
 
