@@ -6,15 +6,14 @@ locally exactly as it did there.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragguard.bulk import collector_paused
 from ragguard.compare import Provenance, describe_age
 from ragguard.errors import InputError
-from ragguard.results import Results, results_from_dict
-from ragguard.sources import parse_json_value, read_text
+from ragguard.results import Results, read_json_file, results_from_dict
 
 BASELINE_SCHEMA = "ragguard.baseline/1"
 
@@ -44,18 +43,11 @@ class BaselineFile:
 def load_baseline(path: str | Path) -> BaselineFile:
     """Read a results file or a stored baseline document; errors name the file and key."""
     path = Path(path)
-    text = read_text(path, what="baseline file")
-    try:
-        data = parse_json_value(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not valid JSON ({exc.msg}); the file may be truncated", line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputError(path, f"not valid JSON ({exc})") from None
-    if isinstance(data, dict) and data.get("schema") == BASELINE_SCHEMA:
-        return _stored(data, path)
-    return BaselineFile(results_from_dict(data, path))
+    with collector_paused():  # as load_results: a 100,000-question file builds millions
+        data = read_json_file(path, "baseline file")
+        if isinstance(data, dict) and data.get("schema") == BASELINE_SCHEMA:
+            return _stored(data, path)
+        return BaselineFile(results_from_dict(data, path))
 
 
 def _stored(data: dict[str, Any], path: Path) -> BaselineFile:

@@ -333,9 +333,13 @@ def _score_records(
     from ragguard.labels import corpus_origins, unmatched_label_warning
 
     generation = None
+    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
     if options is not None:
         from ragguard.judge.setup import prepare_generation, progress_printer
+        from ragguard.runs import corpus_texts
 
+        if origins is not None:  # the corpus is read once
+            options = {**options, "corpus": corpus_texts(origins)}
         generation = prepare_generation(
             specs,
             loaded,
@@ -348,7 +352,6 @@ def _score_records(
         if dry_run:
             click.echo(generation.dry_run_text(), nl=False)
             return None
-    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
     if testset:  # written by people; imported qrels routinely judge documents never retrieved
         texts = generation.corpus if generation is not None else None
         corpus_ids = frozenset(texts) if texts is not None else None

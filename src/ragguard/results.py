@@ -279,19 +279,23 @@ def write_results(results: Results, path: str | Path) -> Path:
 def load_results(path: str | Path) -> Results:
     path = Path(path)
     with collector_paused():
-        return _load_results(path)
+        return results_from_dict(read_json_file(path, "results file"), path)
 
 
-def _load_results(path: Path) -> Results:
-    try:  # the text is not kept: at 100,000 questions it is over 100 MB
-        data = parse_json_value(read_text(path, what="results file"))
+def read_json_file(path: Path, what: str) -> Any:
+    """A JSON file's value; bad JSON is one line naming the file (and the line when known).
+
+    The text is not kept: at 100,000 questions a results file is over 100 MB. Call it with
+    the garbage collector paused (:func:`~ragguard.bulk.collector_paused`) for large files.
+    """
+    try:
+        return parse_json_value(read_text(path, what=what))
     except json.JSONDecodeError as exc:
         raise InputError(
             path, f"not valid JSON ({exc.msg}); the file may be truncated", line=exc.lineno
         ) from None
     except ValueError as exc:
         raise InputError(path, f"not valid JSON ({exc})") from None
-    return results_from_dict(data, path)
 
 
 class _Reader:

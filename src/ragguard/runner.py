@@ -30,7 +30,7 @@ from ragguard.judge.setup import GenerationSetup, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results import Results
-from ragguard.runs import RunRecord
+from ragguard.runs import RunRecord, corpus_texts
 from ragguard.scoring import score_run
 from ragguard.shards import Shard, ShardSelection, mark_shard, select_shard
 from ragguard.system import build_adapter
@@ -655,19 +655,20 @@ def score_suite_run(
     """
     records = suite_run.outcome.records
     origins = corpus_origins(suite_run.testset, config.metrics, config.corpus)
-    warning = unmatched_label_warning(suite_run.testset, records, origins)
-    if warning and warn is not None:
-        warn(warning)
     answered = {qid: record for qid, record in records.items() if not record.error}
     setup = generation_setup(
         suite_run.generation,
         config.metrics,
         suite_run.testset,
         answered,
-        corpus=config.corpus,
+        corpus=config.corpus if origins is None else corpus_texts(origins),  # read once
         run_source="the system's output",
         cache_dir=cache_dir,
     )
+    corpus_ids = frozenset(setup.corpus) if setup.corpus is not None else None
+    warning = unmatched_label_warning(suite_run.testset, records, origins, corpus_ids)
+    if warning and warn is not None:
+        warn(warning)
     results = score_run(
         suite_run.testset,
         records,

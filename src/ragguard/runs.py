@@ -273,7 +273,12 @@ def dump_run(records: Iterable[RunRecord]) -> str:
 
 def load_corpus(path: str | Path) -> dict[str, str]:
     """Load chunk text from JSON Lines ``{"id": ..., "text": ...}`` (BEIR's ``_id`` too)."""
-    return {chunk_id: chunk.text or "" for chunk_id, chunk in load_corpus_chunks(path).items()}
+    return corpus_texts(load_corpus_chunks(path))
+
+
+def corpus_texts(chunks: Mapping[str, Chunk]) -> dict[str, str]:
+    """The text of each corpus chunk by id (what generation metrics read)."""
+    return {chunk_id: chunk.text or "" for chunk_id, chunk in chunks.items()}
 
 
 def load_corpus_chunks(path: str | Path) -> dict[str, Chunk]:

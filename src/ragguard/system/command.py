@@ -149,18 +149,7 @@ class CommandPerQuestionAdapter:
         """Run the program in its own process group, registered so that an interrupted run
         kills it (and whatever it started); on a timeout the whole group is killed."""
         try:
-            process = subprocess.Popen(
-                argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                start_new_session=True,
-            )
+            process = _start(argv, self.cwd, self.env, stdin=subprocess.DEVNULL)
         except OSError as exc:
             raise SystemFailure(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
         with interrupts.child(process):
@@ -194,6 +183,23 @@ class CommandPerQuestionAdapter:
             self.log(f"[{question_id}] {line}")
 
 
+def _start(argv: list[str], cwd: Path, env: dict[str, str], *, stdin: int) -> subprocess.Popen:
+    """The system's process: text over pipes, in a session of its own so that a timeout or
+    an interrupt kills it with whatever it started."""
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        start_new_session=True,
+    )
+
+
 class CommandBatchAdapter:
     """One process for every question: JSONL in on stdin, JSONL out on stdout.
 
@@ -218,18 +224,7 @@ class CommandBatchAdapter:
         stop: threading.Event,
     ) -> None:
         try:
-            process = subprocess.Popen(
-                self.argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                start_new_session=True,
-            )
+            process = _start(self.argv, self.cwd, self.env, stdin=subprocess.PIPE)
         except OSError as exc:
             message = f"cannot start {self.argv[0]!r}: {exc.strerror or exc}"
             for question in questions:
