@@ -78,6 +78,4 @@ def _seen(
             chunk_ids.add(chunk.id)
             if chunk.doc is not None:
                 docs.add(chunk.doc)
-    if origins:
-        chunk_ids.update(origins)
     return chunk_ids, docs
