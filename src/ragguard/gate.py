@@ -30,7 +30,13 @@ DEFAULT_WARN_DROP = 0.0
 DEFAULT_MAX_ERROR_RATE = 0.05
 INCOMPARABLE_CHOICES = ("fail", "warn")
 
-GENERATION_METRICS = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+GENERATION_METRICS = (
+    "faithfulness",
+    "hallucination_free",
+    "answer_relevance",
+    "answer_f1",
+    "abstention",
+)
 
 GATE_KEYS = (
     "alpha",
@@ -41,7 +47,9 @@ GATE_KEYS = (
     "critical",
     "per_question",
     "metrics",
+    "multiple_testing",
 )
+MULTIPLE_TESTING_CHOICES = ("holm", "off")
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 
 
@@ -67,6 +75,7 @@ class GateRules:
     on_incomparable: str = "fail"
     critical_blocks: bool = True
     source: str = ""
+    multiple_testing: str = "holm"  # Holm across the gated metrics' p-values, or "off"
 
     def rule_for(self, metric: str) -> MetricRule:
         """The metric's own rule, else the default; an informational metric (``judged@k``)
@@ -120,6 +129,9 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
         on_incomparable=reader.choice(section, "on_incomparable", "gate", INCOMPARABLE_CHOICES),
         critical_blocks=reader.boolean(section, "critical", "gate", True),
         source=str(source),
+        multiple_testing=reader.choice(
+            section, "multiple_testing", "gate", MULTIPLE_TESTING_CHOICES
+        ),
     )
 
 

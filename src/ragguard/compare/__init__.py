@@ -16,7 +16,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ragguard.compare.metrics import compare_metric, head_only_metric, metric_verdict
+from ragguard.compare.metrics import (
+    compare_metric,
+    family_adjusted,
+    head_only_metric,
+    metric_verdict,
+)
 from ragguard.compare.model import (
     ADDED,
     EPSILON,
@@ -142,9 +147,13 @@ def compare(
         )
     rescored = rescore_baseline(baseline, head)
     pairs = paired_questions(rescored, head)
-    metrics = tuple(
-        compare_metric(name, baseline, head, pairs, rules.rule_for(name))
-        for name in metric_names(baseline, head)
+    metrics = family_adjusted(
+        [
+            compare_metric(name, baseline, head, pairs, rules.rule_for(name))
+            for name in metric_names(baseline, head)
+        ],
+        pairs,
+        rules,
     )
     questions = question_diffs(rescored, head, rule, relabelled_ids(baseline, head))
     return _finish(

@@ -1,14 +1,27 @@
-"""One metric compared: paired delta, its interval, the significance test and the verdict."""
+"""One metric compared: paired delta, its interval, the significance test and the verdict;
+and the gated metrics' p-values adjusted together, so that the gate as a whole, not each
+metric alone, fails on noise with probability at most alpha."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ragguard.compare.model import EPSILON, FAIL, PASS, WARN, MetricComparison
 from ragguard.compare.pairing import retrieval_spec
-from ragguard.gate import MetricRule
+from ragguard.compare.questions import id_order
+from ragguard.gate import GateRules, MetricRule
 from ragguard.results import QuestionResult, Results
-from ragguard.stats import Bootstrap, mean, paired_test
+from ragguard.stats import (
+    JOINT_MAX_QUESTIONS,
+    Bootstrap,
+    holm_adjusted,
+    max_t_adjusted,
+    mean,
+    paired_test,
+)
+
+PairList = Sequence[tuple[QuestionResult, QuestionResult]]
 
 
 def overall_value(results: Results, name: str) -> float | None:
@@ -101,10 +114,73 @@ def _is_binary(name: str, before: Sequence[float], after: Sequence[float]) -> bo
     return all(v in (0.0, 1.0) for v in (*before, *after))
 
 
+def family_adjusted(
+    metrics: Sequence[MetricComparison], pairs: PairList, rules: GateRules
+) -> tuple[MetricComparison, ...]:
+    """The metrics with family-adjusted p-values and the verdicts they give.
+
+    The family is every metric with a paired p-value whose rule can fail on a drop
+    (``alpha`` set, ``max_drop`` below 1): seven or more of them each tested at alpha would
+    fail a merge on pure noise far more often than alpha. The adjustment is the joint
+    sign-flip max-T (:func:`~ragguard.stats.max_t_adjusted`, signs drawn by question id),
+    or Holm's above ``JOINT_MAX_QUESTIONS`` questions that differ; an adjusted p-value is
+    never below the metric's own. ``multiple_testing: off`` leaves each metric at its alpha.
+    """
+    family = [
+        i
+        for i, metric in enumerate(metrics)
+        if metric.p_value is not None and _can_fail_on_a_drop(rules.rule_for(metric.name))
+    ]
+    if rules.multiple_testing == "off" or len(family) < 2:
+        return tuple(metrics)
+    raw = [metrics[i].p_value or 0.0 for i in family]
+    rows = _delta_rows([metrics[i].name for i in family], pairs)
+    if rows and len(rows[0]) <= JOINT_MAX_QUESTIONS:
+        adjusted, how = max_t_adjusted(rows), "max-T p"
+    else:
+        adjusted, how = holm_adjusted(raw), "Holm p"
+    result = list(metrics)
+    for i, own, p_value in zip(family, raw, adjusted, strict=True):
+        metric = metrics[i]
+        p_value = max(own, p_value)
+        verdict, notes = metric_verdict(
+            metric.delta, p_value, metric.head_overall, rules.rule_for(metric.name), how
+        )
+        result[i] = replace(metric, p_adjusted=p_value, verdict=verdict, notes=notes)
+    return tuple(result)
+
+
+def _delta_rows(names: Sequence[str], pairs: PairList) -> list[list[float]]:
+    """Per metric, the paired deltas of the questions where any of them differs, in
+    question-id order (0.0 where a metric does not apply to a question)."""
+    columns = []
+    for baseline, head in sorted(pairs, key=lambda pair: id_order(pair[1].id)):
+        column = [
+            head.metrics[name] - baseline.metrics[name]
+            if name in head.metrics and name in baseline.metrics
+            else 0.0
+            for name in names
+        ]
+        if any(column):
+            columns.append(column)
+    return [list(row) for row in zip(*columns, strict=True)] if columns else []
+
+
+def _can_fail_on_a_drop(rule: MetricRule) -> bool:
+    return rule.alpha is not None and rule.max_drop < 1.0 - EPSILON
+
+
 def metric_verdict(
-    delta: float | None, p_value: float | None, head_value: float | None, rule: MetricRule
+    delta: float | None,
+    p_value: float | None,
+    head_value: float | None,
+    rule: MetricRule,
+    p_name: str = "p",
 ) -> tuple[str, tuple[str, ...]]:
-    """pass / warn / fail for one metric, with the notes that explain a warn or fail."""
+    """pass / warn / fail for one metric, with the notes that explain a warn or fail.
+
+    ``p_value`` is the one-sided p-value of a drop (``p_name`` says which: the metric's own
+    or its Holm-adjusted one)."""
     fails: list[str] = []
     warns: list[str] = []
     if head_value is not None and rule.min is not None and head_value < rule.min - EPSILON:
@@ -119,14 +195,14 @@ def metric_verdict(
         drop = -delta
         significant = rule.alpha is None or p_value < rule.alpha
         if significant and drop > rule.max_drop + EPSILON:
-            fails.append(_drop_note(drop, "max_drop", rule.max_drop, rule.alpha))
+            fails.append(_drop_note(drop, "max_drop", rule.max_drop, rule.alpha, p_name))
         elif significant and rule.warn_drop is not None and drop > rule.warn_drop + EPSILON:
-            warns.append(_drop_note(drop, "warn_drop", rule.warn_drop, rule.alpha))
+            warns.append(_drop_note(drop, "warn_drop", rule.warn_drop, rule.alpha, p_name))
     if fails:
         return FAIL, tuple(fails + warns)
     return (WARN, tuple(warns)) if warns else (PASS, ())
 
 
-def _drop_note(drop: float, key: str, limit: float, alpha: float | None) -> str:
-    why = f"p < alpha {alpha:g}" if alpha is not None else "alpha off"
+def _drop_note(drop: float, key: str, limit: float, alpha: float | None, p_name: str) -> str:
+    why = f"{p_name} < alpha {alpha:g}" if alpha is not None else "alpha off"
     return f"dropped {drop:.3f} (more than {key} {limit:g}; {why})"

@@ -49,8 +49,9 @@ class MetricComparison:
     delta: float | None = None
     low: float | None = None
     high: float | None = None
-    p_value: float | None = None
+    p_value: float | None = None  # one-sided: the chance of a drop this large with no change
     test: str = ""
+    p_adjusted: float | None = None  # Holm-adjusted across the gated metrics (None: not in it)
     verdict: str = PASS
     notes: tuple[str, ...] = ()
     only_in: str | None = None

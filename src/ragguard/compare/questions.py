@@ -36,7 +36,8 @@ def per_question_rule(
     """The configured per-question rule, or the default built from the shared metrics.
 
     Default: ``hit_rate@3: 1`` (else the hit_rate with the smallest k above 1, else any
-    hit_rate) and ``faithfulness: 1.0`` where those metrics are present.
+    hit_rate) and ``faithfulness: 1.0`` (else ``hallucination_free: 1``) where those metrics
+    are present.
     """
     if rules.per_question is not None:
         return dict(rules.per_question)
@@ -53,6 +54,8 @@ def per_question_rule(
         rule[chosen] = 1.0
     if HALLUCINATION_METRIC in names:
         rule[HALLUCINATION_METRIC] = 1.0
+    elif "hallucination_free" in names:
+        rule["hallucination_free"] = 1.0
     return rule
 
 

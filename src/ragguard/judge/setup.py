@@ -136,7 +136,7 @@ def generation_setup(
     corpus_map = dict(texts) if texts is not None else None
     if names:
         _check_answers(records, run_source)
-    if "faithfulness" in names:
+    if "faithfulness" in names or "hallucination_free" in names:
         _check_chunk_text(records, corpus_map, run_source, run_lines or {})
     items = judge_items(testset.questions, records, names, settings, corpus_map)
     judge = plan = None

@@ -322,6 +322,16 @@ def faithfulness_score(verdicts: Sequence[SentenceVerdict]) -> float:
     return sum(1 for verdict in checked if verdict.supported) / len(checked)
 
 
+def hallucination_free_score(verdicts: Sequence[SentenceVerdict]) -> float:
+    """1.0 when at least one claim was checked and none is unsupported, else 0.0.
+
+    The per-answer 0/1 behind ``hallucination_free``, the share of answers without an
+    unsupported statement: one bad sentence makes the whole answer count, however long.
+    """
+    checked = [verdict.supported for verdict in verdicts if verdict.supported is not None]
+    return 1.0 if checked and all(checked) else 0.0
+
+
 def verdict_lines(
     verdicts: Sequence[SentenceVerdict], clean: Callable[[str], str] = str
 ) -> list[str]:

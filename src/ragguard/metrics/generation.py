@@ -1,4 +1,5 @@
-"""Generation metrics for one question: faithfulness, answer_relevance, answer_f1, abstention.
+"""Generation metrics for one question: faithfulness, hallucination_free, answer_relevance,
+answer_f1, abstention.
 
 Pure: the judge's outcomes are computed beforehand (``judge_items`` lists what to ask) and
 passed in, through the interface of :mod:`ragguard.metrics.judging`. Defined cases
@@ -9,6 +10,9 @@ passed in, through the interface of :mod:`ragguard.metrics.judging`. Defined cas
 - A refusal on an answerable question: status ``abstained``, faithfulness, answer_relevance
   and answer_f1 0 (declining a question the docs answer counts against the system).
 - An empty context: every statement is unsupported, faithfulness 0.
+- hallucination_free is 1 when faithfulness was checked and is 1.0 (at least one statement
+  checked, none unsupported), else 0: a refusal of an answerable question, an answer with no
+  checkable statement and a judge error count as not free, as they score faithfulness 0.
 - A judge that failed for this answer: status ``judge_error``, the metrics it was to decide 0.
 """
 
@@ -19,7 +23,11 @@ from dataclasses import dataclass, replace
 
 from ragguard.metrics.answers import answer_f1, declined
 from ragguard.metrics.claims import non_claims
-from ragguard.metrics.faithfulness import faithfulness_score, lexical_verdicts
+from ragguard.metrics.faithfulness import (
+    faithfulness_score,
+    hallucination_free_score,
+    lexical_verdicts,
+)
 from ragguard.metrics.judging import Judge, JudgeItem, JudgeOutcome, JudgeVerdict
 from ragguard.metrics.relevance import judge_relevance, lexical_relevance
 from ragguard.metrics.settings import GenerationSettings
@@ -35,7 +43,14 @@ from ragguard.results import (
 from ragguard.runs import RunRecord
 from ragguard.testset import Question
 
-GENERATION_METRICS = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+GENERATION_METRICS = (
+    "faithfulness",
+    "hallucination_free",
+    "answer_relevance",
+    "answer_f1",
+    "abstention",
+)
+STATEMENT_METRICS = ("faithfulness", "hallucination_free")  # both from the sentence verdicts
 EMPTY_ANSWER = "empty answer (generation metrics need the system's answer)"
 
 
@@ -140,14 +155,19 @@ def score_generation(
         did_decline = declined(segments)
     values: dict[str, float] = {}
     sentences: tuple[SentenceVerdict, ...] = ()
-    if "faithfulness" in wanted and not (did_decline and not question.answerable):
+    statements = [name for name in STATEMENT_METRICS if name in wanted]
+    if statements and not (did_decline and not question.answerable):
         sentences = _faithfulness_verdicts(
             segments, context, question.question, settings, verdict, did_decline
         )
         checked = did_decline is False and (
             verdict is not None or methods["faithfulness"] == "lexical"
         )
-        values["faithfulness"] = faithfulness_score(sentences) if checked else 0.0
+        scores = {
+            "faithfulness": faithfulness_score,
+            "hallucination_free": hallucination_free_score,
+        }
+        values.update({name: scores[name](sentences) if checked else 0.0 for name in statements})
     if "answer_relevance" in wanted:
         values["answer_relevance"] = _relevance(question, record, methods, verdict, did_decline)
     if "answer_f1" in wanted and question.reference_answer is not None:

@@ -17,7 +17,7 @@ RETRIEVAL_NEEDS_K = (*CHUNK_NEEDS_K, "judged", *(DOC_PREFIX + base for base in C
 RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK_OPTIONAL_K))
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
 INFORMATIONAL = ("judged",)
-GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+GENERATION = ("faithfulness", "hallucination_free", "answer_relevance", "answer_f1", "abstention")
 MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 
 DEFAULT_METRICS = (
@@ -73,7 +73,7 @@ class MetricSpec:
     @property
     def is_binary(self) -> bool:
         """Per-question values are 0 or 1 (used to pick McNemar's test)."""
-        return self.base in ("hit_rate", "abstention")
+        return self.base in ("hit_rate", "abstention", "hallucination_free")
 
     def __str__(self) -> str:
         return self.name

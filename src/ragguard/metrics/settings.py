@@ -75,6 +75,7 @@ class GenerationSettings:
     def methods(self) -> dict[str, str]:
         return {
             "faithfulness": self.faithfulness_method,
+            "hallucination_free": self.faithfulness_method,
             "answer_relevance": self.relevance_method,
             "abstention": self.abstention_method,
         }
@@ -85,7 +86,7 @@ class GenerationSettings:
         settings: dict[str, Any] = {}
         for name, method in chosen.items():
             settings[name] = {"method": method}
-            if name == "faithfulness" and method == "lexical":
+            if name in ("faithfulness", "hallucination_free") and method == "lexical":
                 settings[name]["threshold"] = self.threshold
         if self.judge and "judge" in chosen.values():
             settings["judge"] = self.judge.fingerprint()

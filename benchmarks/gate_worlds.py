@@ -1,0 +1,254 @@
+"""False alarms and power of the default gate in simulated noise worlds, at n=40, 100, 200.
+
+    python benchmarks/gate_worlds.py [--seeds 200] [--sizes 40 100 200] [--cli-check 20]
+
+Each seed builds a system of n questions, each with a fixed per-question behaviour:
+a retrieval difficulty (the rank of its relevant chunk is redrawn on every run from that
+question's distribution: easy, medium or hard) and a probability of adding one unsupported
+sentence to its answer (answers have 2 to 4 supported sentences; the probabilities average
+5%). 5% of the questions are marked ``critical`` and are as noisy as the rest.
+The worlds, each compared with a baseline run of the same system:
+
+* ``noise``: the head is another run of the same system (every failure is a false alarm);
+* ``noise + critical``: the same runs with ``critical: true`` blocking (the default);
+* ``retrieval drop``: 15% of the questions lose their relevant chunk from the top 3;
+* ``hallucination 5%->20%``: every question's probability of an unsupported sentence is x4.
+
+Every run is scored by ragguard's own code in this process (``score_question`` for the
+retrieval metrics, ``faithfulness_score`` and, where the installed ragguard has it,
+``hallucination_free_score`` on the sentence verdicts) and compared with ``compare`` under
+the default gate rules (``GateRules()``), the code ``ragguard compare`` runs. Beside it, a
+plain mean-threshold gate: fail when any gated metric's mean drops by more than its
+``max_drop`` (no test), plus the same critical-question rule. ``--cli-check N`` runs the
+first N seeds of one world through the real CLI (results files written, ``ragguard compare``
+as a process) and counts the verdicts that differ from the in-process ones (expected 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ragguard.compare import FAIL, NEWLY_FAILING, Comparison, compare
+from ragguard.gate import GateRules
+from ragguard.metrics import faithfulness as faith_module
+from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
+from ragguard.results import QuestionResult, Results, SentenceVerdict
+from ragguard.runs import Chunk, RunRecord
+from ragguard.scoring import score_question
+from ragguard.testset import Question
+
+SPECS = parse_metric_list(DEFAULT_METRICS)
+FILLER = ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9")
+RETRIEVERS = {
+    # benchmarks/gate_noise.py's distributions: a hard question misses the top 3 55% of runs
+    "noisy": {
+        "easy": ([1, 2], [0.9, 0.1]),
+        "medium": ([1, 2, 3, 4], [0.4, 0.3, 0.2, 0.1]),
+        "hard": ([1, 2, 3, 4, 5, 0], [0.15] * 5 + [0.25]),
+    },
+    # a steadier retriever: the top 3 is missed in 0%, 3% and 10% of runs
+    "steady": {
+        "easy": ([1, 2], [0.9, 0.1]),
+        "medium": ([1, 2, 3, 4], [0.6, 0.25, 0.12, 0.03]),
+        "hard": ([1, 2, 3, 4, 0], [0.5, 0.25, 0.15, 0.05, 0.05]),
+    },
+}
+KIND_SHARES = [0.5, 0.3, 0.2]
+BASE_HALLUCINATION = 0.05
+WORLDS = ("noise", "noise + critical", "retrieval drop", "hallucination 5%->20%")
+HALLUCINATION_FREE = getattr(faith_module, "hallucination_free_score", None)
+
+
+@dataclass(frozen=True)
+class System:
+    """The fixed per-question behaviour that every run of one seed draws from."""
+
+    questions: tuple[Question, ...]
+    ranks: dict[str, tuple[list[int], list[float]]]
+    kinds: dict[str, str]
+    hallucination: dict[str, float]
+    sentences: dict[str, int]
+
+
+def make_system(rng: random.Random, n: int, retriever: str) -> System:
+    n_critical = max(1, round(0.05 * n))
+    critical = set(rng.sample(range(n), n_critical))
+    questions = tuple(
+        Question(f"q{i:03d}", f"Question {i}?", {f"c{i}": 2}, critical=i in critical)
+        for i in range(n)
+    )
+    ranks = RETRIEVERS[retriever]
+    return System(
+        questions,
+        ranks,
+        {q.id: rng.choices(list(ranks), KIND_SHARES)[0] for q in questions},
+        {q.id: rng.uniform(0.0, 2 * BASE_HALLUCINATION) for q in questions},
+        {q.id: rng.randint(2, 4) for q in questions},
+    )
+
+
+def draw_ranks(system: System, rng: random.Random) -> dict[str, int]:
+    return {qid: rng.choices(*system.ranks[kind])[0] for qid, kind in system.kinds.items()}
+
+
+def draw_hallucinated(system: System, rng: random.Random, factor: float) -> set[str]:
+    return {qid for qid, p in system.hallucination.items() if rng.random() < p * factor}
+
+
+def run(system: System, ranks: dict[str, int], hallucinated: set[str]) -> Results:
+    scored = [
+        _question(question, ranks[question.id], question.id in hallucinated, system)
+        for question in system.questions
+    ]
+    names = tuple(dict.fromkeys(name for q in scored for name in q.metrics))
+    return Results("worlds", "2026-01-01T00:00:00+00:00", names, {}, tuple(scored), "fp")
+
+
+def _question(question: Question, rank: int, hallucinated: bool, system: System) -> QuestionResult:
+    relevant = next(iter(question.relevant))
+    ranking = list(FILLER[:9])
+    if rank:
+        ranking.insert(rank - 1, relevant)
+    result = score_question(question, RunRecord(question.id, tuple(map(Chunk, ranking))), SPECS)
+    supported = system.sentences[question.id]
+    verdicts = tuple(SentenceVerdict(f"s{i}", f"Sentence {i}.", True) for i in range(supported)) + (
+        (SentenceVerdict("sx", "Made up.", False),) if hallucinated else ()
+    )
+    metrics = {**result.metrics, "faithfulness": faith_module.faithfulness_score(verdicts)}
+    if HALLUCINATION_FREE is not None:
+        metrics["hallucination_free"] = HALLUCINATION_FREE(verdicts)
+    return replace(result, metrics=metrics, sentences=verdicts)
+
+
+def world_runs(seed: int, n: int, retriever: str) -> tuple[Results, dict[str, Results]]:
+    """The baseline and, per world, the head run compared with it."""
+    rng = random.Random(seed * 1000 + n)
+    system = make_system(rng, n, retriever)
+    baseline = run(system, draw_ranks(system, rng), draw_hallucinated(system, rng, 1.0))
+    ranks = draw_ranks(system, rng)
+    hallucinated = draw_hallucinated(system, rng, 1.0)
+    head = run(system, ranks, hallucinated)
+    in_top = sorted(qid for qid, rank in ranks.items() if 1 <= rank <= 3)
+    pushed = set(rng.sample(in_top, min(len(in_top), round(0.15 * n))))
+    dropped = run(system, {q: 0 if q in pushed else r for q, r in ranks.items()}, hallucinated)
+    worse = run(system, draw_ranks(system, rng), draw_hallucinated(system, rng, 4.0))
+    uncritical = _without_critical(head)
+    return baseline, {
+        "noise": uncritical,
+        "noise + critical": head,
+        "retrieval drop": _without_critical(dropped),
+        "hallucination 5%->20%": _without_critical(worse),
+    }
+
+
+def _without_critical(results: Results) -> Results:
+    questions = tuple(replace(q, critical=False) for q in results.questions)
+    return replace(results, questions=questions)
+
+
+def plain_gate_fails(comparison: Comparison, rules: GateRules) -> bool:
+    """A mean-threshold gate: any gated metric's mean drop above its max_drop fails; a
+    critical question newly failing fails (as ragguard's default does)."""
+    for metric in comparison.metrics:
+        rule = rules.rule_for(metric.name)
+        if metric.delta is not None and -metric.delta > rule.max_drop + 1e-9:
+            return True
+    return any(q.critical for q in comparison.of_kind(NEWLY_FAILING))
+
+
+def trial(seed: int, n: int, retriever: str, rules: GateRules) -> dict[str, tuple[bool, bool]]:
+    """Per world: (ragguard's gate fails, the plain gate fails)."""
+    baseline, heads = world_runs(seed, n, retriever)
+    outcome = {}
+    for world, head in heads.items():
+        comparison = compare(baseline, head, rules)
+        outcome[world] = (comparison.verdict == FAIL, plain_gate_fails(comparison, rules))
+    return outcome
+
+
+def table(seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules) -> None:
+    print(f"{retriever} retriever, {seeds} seeds per cell; failures / seeds (share)")
+    header = f"  {'world':<24}" + "".join(f"{'n=' + str(n):>28}" for n in sizes)
+    print(header)
+    print(f"  {'':<24}" + "".join(f"{'ragguard':>14}{'plain mean':>14}" for _ in sizes))
+    counts = {(w, n): [0, 0] for w in WORLDS for n in sizes}
+    for n in sizes:
+        started = time.perf_counter()
+        for seed in range(seeds):
+            for world, (ours, plain) in trial(seed, n, retriever, rules).items():
+                counts[world, n][0] += ours
+                counts[world, n][1] += plain
+        print(f"  (n={n}: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    for world in WORLDS:
+        cells = "".join(
+            f"{_share(counts[world, n][0], seeds):>14}{_share(counts[world, n][1], seeds):>14}"
+            for n in sizes
+        )
+        print(f"  {world:<24}{cells}")
+
+
+def _share(count: int, seeds: int) -> str:
+    return f"{count} ({100 * count / seeds:.1f}%)"
+
+
+def cli_check(seeds: int, n: int, world: str, retriever: str, rules: GateRules) -> None:
+    """Run ``ragguard compare`` as a process on written results files for the first seeds
+    of one world; count the verdicts that differ from the in-process comparison."""
+    differ = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for seed in range(seeds):
+            baseline, heads = world_runs(seed, n, retriever)
+            expected = compare(baseline, heads[world], rules).verdict == FAIL
+            _write(folder / "baseline.json", baseline)
+            _write(folder / "head.json", heads[world])
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "ragguard",
+                    "compare",
+                    str(folder / "baseline.json"),
+                    str(folder / "head.json"),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=folder,
+            )
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"ragguard compare exited {done.returncode}: {done.stderr}")
+            differ += (done.returncode == 1) != expected
+    print(f"CLI check, {world}, n={n}, {seeds} seeds: {differ} verdicts differ from in-process")
+
+
+def _write(path: Path, results: Results) -> None:
+    path.write_text(json.dumps(results.to_dict()), encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[40, 100, 200])
+    parser.add_argument("--retrievers", nargs="+", choices=list(RETRIEVERS), default=["steady"])
+    parser.add_argument("--cli-check", type=int, default=20, metavar="SEEDS")
+    args = parser.parse_args(argv)
+    rules = GateRules()
+    print(f"hallucination_free scored: {'yes' if HALLUCINATION_FREE else 'no (not in ragguard)'}")
+    for retriever in args.retrievers:
+        table(args.seeds, args.sizes, retriever, rules)
+    if args.cli_check:
+        cli_check(args.cli_check, args.sizes[0], "noise + critical", args.retrievers[0], rules)
+
+
+if __name__ == "__main__":
+    main()
