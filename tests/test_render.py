@@ -117,7 +117,7 @@ def test_a_summary_over_the_job_summary_limit_is_cut_to_fit() -> None:
 def test_metric_table_has_direction_marks_and_statistics() -> None:
     text = render_comment(_comparison("regression-hallucination"))
     row = next(line for line in text.splitlines() if line.startswith("| `hit_rate@3`"))
-    assert "▼ −0.250" in row and "p = 0.500" in row and "[" in row
+    assert "▼ −0.250" in row and "p = 0.250" in row and "[" in row
     html = _html(text)
     assert html.count("<table>") == 2  # metrics, tags (latency is a line; questions: summary)
     assert _html(render_summary(_comparison("regression-hallucination"))).count("<table>") == 3
@@ -229,7 +229,7 @@ def test_json_is_deterministic_and_complete() -> None:
     data = json.loads(first)
     assert data["verdict"] == "fail" and data["blocks"] is True
     assert data["questions"]["newly_failing"] == 3
-    assert data["metrics"]["hit_rate@3"]["p_value"] == 0.5
+    assert data["metrics"]["hit_rate@3"]["p_value"] == 0.25  # one-sided: P(X >= 2), X ~ B(2, 1/2)
     changes = {q["id"]: q for q in data["question_changes"]}
     assert changes["retry-429"]["rank_change"] == {
         "chunk": "rate-limits",

@@ -217,6 +217,7 @@ def paired_test(baseline: Sequence[float], head: Sequence[float], binary: bool) 
 
 
 JOINT_MAX_QUESTIONS = 1000
+JOINT_EXACT_MAX = 12
 
 
 def max_t_adjusted(
@@ -234,9 +235,12 @@ def max_t_adjusted(
     sum standardized by ``sqrt(sum(d**2))``; a metric's adjusted p-value is the share of
     assignments in which the most extreme standardized drop of any metric reaches it. The
     chance that noise fails any metric is then at most alpha, with more power than Holm
-    when the metrics are correlated. Signs are drawn per question in the order given: the
-    caller fixes it (by question id), so file order does not matter.
+    when the metrics are correlated. Up to ``JOINT_EXACT_MAX`` questions every assignment
+    is counted (exact); above, ``resamples`` are drawn from a fixed seed, per question in
+    the order given: the caller fixes it (by question id), so file order does not matter.
     """
+    if len({len(row) for row in rows}) > 1:
+        raise ValueError("every row needs one delta per question")
     scales = [math.sqrt(math.fsum(d * d for d in row)) for row in rows]
     observed = [
         math.fsum(row) / scale if scale > 0.0 else math.inf
@@ -245,10 +249,46 @@ def max_t_adjusted(
     live = [i for i, scale in enumerate(scales) if scale > 0.0]
     if not live:
         return [1.0] * len(rows)
+    standardized = [[d / scales[i] for d in rows[i]] for i in live]
+    exact = len(rows[0]) <= JOINT_EXACT_MAX
+    if exact:
+        extremes = _all_extremes(standardized)
+    else:
+        extremes = _sampled_extremes(standardized, random.Random(seed), resamples)
+    extremes.sort()
+    adjusted = []
+    for value in observed:
+        if value == math.inf:
+            adjusted.append(1.0)
+            continue
+        hits = bisect.bisect_right(extremes, value + 1e-9 * max(1.0, abs(value)))
+        adjusted.append(hits / len(extremes) if exact else (hits + 1) / (resamples + 1))
+    return adjusted
+
+
+def _all_extremes(rows: Sequence[Sequence[float]]) -> list[float]:
+    """The smallest row sum under each of the ``2**m`` joint sign assignments (Gray code)."""
+    m = len(rows[0])
+    signs = [1.0] * m
+    totals = [math.fsum(row) for row in rows]
+    extremes = [min(totals)]
+    for step in range(1, 2**m):
+        i = (step & -step).bit_length() - 1
+        for j, row in enumerate(rows):
+            totals[j] -= 2.0 * signs[i] * row[i]
+        signs[i] = -signs[i]
+        extremes.append(min(totals))
+    return extremes
+
+
+def _sampled_extremes(
+    rows: Sequence[Sequence[float]], rng: random.Random, resamples: int
+) -> list[float]:
+    """The smallest row sum under each of ``resamples`` random joint sign assignments: one
+    random byte per 8 questions, shared by every row."""
     width = (len(rows[0]) + 7) // 8
-    tables = [_byte_tables(rows[i], scales[i]) for i in live]
-    totals = [math.fsum(rows[i]) / scales[i] for i in live]
-    rng = random.Random(seed)
+    tables = [_byte_tables(row) for row in rows]
+    totals = [math.fsum(row) for row in rows]
     draws = rng.randbytes(width * resamples)
     extremes = []
     for start in range(0, width * resamples, width):
@@ -259,23 +299,15 @@ def max_t_adjusted(
                 for total, table in zip(totals, tables, strict=True)
             )
         )
-    extremes.sort()
-    adjusted = []
-    for value in observed:
-        if value == math.inf:
-            adjusted.append(1.0)
-            continue
-        hits = bisect.bisect_right(extremes, value + 1e-9 * max(1.0, abs(value)))
-        adjusted.append((hits + 1) / (resamples + 1))
-    return adjusted
+    return extremes
 
 
-def _byte_tables(values: Sequence[float], scale: float) -> list[list[float]]:
-    """Per group of 8 values: the sum of the flipped ones (divided by ``scale``) for each of
-    the 256 bytes that say which to flip."""
+def _byte_tables(values: Sequence[float]) -> list[list[float]]:
+    """Per group of 8 values: the sum of the flipped ones for each of the 256 bytes that say
+    which to flip."""
     tables = []
     for i in range(0, len(values), 8):
-        group = [v / scale for v in values[i : i + 8]]
+        group = list(values[i : i + 8])
         group += [0.0] * (8 - len(group))
         tables.append([math.fsum(compress(group, _BITS[byte])) for byte in range(256)])
     return tables

@@ -301,6 +301,13 @@ def is_quiet(comparison: Comparison) -> bool:
     )
 
 
+def _adjusted_note(metric: MetricComparison) -> str:
+    """The p-value the gate decided with, when adjusting for the other gated metrics moved it."""
+    if metric.p_adjusted is None or p_text(metric.p_adjusted) == p_text(metric.p_value):
+        return ""
+    return f" (adjusted {p_text(metric.p_adjusted)})"
+
+
 def metric_moved(metric: MetricComparison) -> bool:
     """A row the comment shows: it failed or warned, exists on one side only, or its delta
     is not 0.000 at the shown precision."""
@@ -509,6 +516,7 @@ def _metric_cells(metric: MetricComparison, comparison: Comparison) -> dict[str,
             "–"
             if unchanged
             else f"[{signed(metric.low)}, {signed(metric.high)}] · {p_phrase(metric.p_value)}"
+            + _adjusted_note(metric)
         )
     return {
         "name": code_name(metric.name),
@@ -880,6 +888,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "max_error_rate": rules.max_error_rate,
             "on_incomparable": rules.on_incomparable,
             "critical_blocks": rules.critical_blocks,
+            "multiple_testing": rules.multiple_testing,
         },
     }
 
