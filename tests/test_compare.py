@@ -329,6 +329,61 @@ def test_noise_across_many_seeds() -> None:
     assert drop.count(FAIL) == 200
 
 
+def _shuffled(results: Results, seed: int) -> Results:
+    questions = list(results.questions)
+    random.Random(seed).shuffle(questions)
+    return replace(results, questions=tuple(questions))
+
+
+def test_question_order_in_the_files_changes_neither_verdict_nor_comment() -> None:
+    # 60 questions: the sampled sign-flip and the sampled max-T adjustment both run
+    rng = random.Random(3)
+    ranks = {
+        q.id: rng.choices([1, 2, 3, 4, 0], [0.5, 0.2, 0.1, 0.1, 0.1])[0] for q in NOISE_QUESTIONS
+    }
+    faith = {q.id: rng.uniform(0.5, 1.0) for q in NOISE_QUESTIONS}
+    baseline = _noisy_run(ranks, faith)
+    moved = {k: (0 if rng.random() < 0.12 else r) for k, r in ranks.items()}
+    head = _noisy_run(moved, {k: max(0.0, v - rng.uniform(0, 0.1)) for k, v in faith.items()})
+    first = compare(baseline, head, RULES)
+    assert any(m.test == "sign-flip" for m in first.metrics)
+    assert all(m.p_adjusted is not None for m in first.metrics)
+    comment = render_comment(first)
+    for seed in range(3):
+        again = compare(_shuffled(baseline, seed), _shuffled(head, seed + 10), RULES)
+        assert [(m.p_value, m.p_adjusted, m.verdict) for m in again.metrics] == [
+            (m.p_value, m.p_adjusted, m.verdict) for m in first.metrics
+        ]
+        assert again.verdict == first.verdict
+        assert render_comment(again) == comment
+
+
+def _answers(hallucinating: set[str], n: int = 40) -> Results:
+    """n answers of three supported sentences; the ones named add one unsupported sentence."""
+    questions = []
+    for i in range(n):
+        qid = f"q{i:02d}"
+        bad = qid in hallucinating
+        metrics = {"faithfulness": 0.75 if bad else 1.0, "hallucination_free": 0.0 if bad else 1.0}
+        questions.append(QuestionResult(qid, f"Question {i}?", "ok", metrics))
+    names = ("faithfulness", "hallucination_free")
+    return Results("answers", "2026-01-01T00:00:00+00:00", names, {}, tuple(questions), "fp")
+
+
+def test_hallucination_free_catches_what_a_small_faithfulness_drop_hides() -> None:
+    # 2 of 40 answers hallucinate in the baseline, 9 in the head (the 2 and 7 more): the
+    # faithfulness mean drops 0.044, under max_drop 0.05; the share of clean answers 0.175
+    baseline = _answers({"q00", "q01"})
+    head = _answers({f"q{i:02d}" for i in range(9)})
+    comparison = compare(baseline, head, GateRules())
+    by_name = {m.name: m for m in comparison.metrics}
+    assert by_name["faithfulness"].verdict != FAIL  # warn_drop 0: it only warns
+    free = by_name["hallucination_free"]
+    assert free.test == "McNemar exact"
+    assert free.p_value == pytest.approx(1 / 2**7)
+    assert free.verdict == FAIL and comparison.verdict == FAIL
+
+
 # The command line: ragguard compare BASE HEAD, its outputs and exit codes.
 
 

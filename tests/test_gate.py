@@ -96,6 +96,7 @@ def test_load_gate_rules_reads_ragguard_yml(tmp_path: Path) -> None:
         ("gate:\n  per_question: [hit_rate@3]\n", 2, "gate.per_question", "a mapping"),
         ("gate:\n  per_question:\n    recall: 1\n", 3, "gate.per_question.recall", "cut-off"),
         ("gate: 3\n", 1, "gate", "expected a mapping"),
+        ("gate:\n  multiple_testing: bonferroni\n", 2, "gate.multiple_testing", "max_t, off"),
     ],
 )
 def test_bad_input_names_file_line_and_key(text: str, line: int, key: str, fragment: str) -> None:
@@ -103,3 +104,14 @@ def test_bad_input_names_file_line_and_key(text: str, line: int, key: str, fragm
     assert (error.source, error.line, error.key) == ("ragguard.yml", line, key)
     assert fragment in error.message
     assert "\n" not in str(error)
+
+
+def test_multiple_testing_defaults_to_max_t_and_can_be_off() -> None:
+    assert GateRules().multiple_testing == "max_t"
+    assert _gate("gate:\n  alpha: 0.05\n").multiple_testing == "max_t"
+    assert _gate("gate:\n  multiple_testing: off\n").multiple_testing == "off"
+
+
+def test_hallucination_free_takes_a_gate_rule() -> None:
+    rules = _gate("gate:\n  metrics:\n    hallucination_free: {max_drop: 0.1}\n")
+    assert rules.rule_for("hallucination_free").max_drop == 0.1

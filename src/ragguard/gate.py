@@ -49,7 +49,7 @@ GATE_KEYS = (
     "metrics",
     "multiple_testing",
 )
-MULTIPLE_TESTING_CHOICES = ("holm", "off")
+MULTIPLE_TESTING_CHOICES = ("max_t", "off")
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 
 
@@ -75,7 +75,7 @@ class GateRules:
     on_incomparable: str = "fail"
     critical_blocks: bool = True
     source: str = ""
-    multiple_testing: str = "holm"  # Holm across the gated metrics' p-values, or "off"
+    multiple_testing: str = "max_t"  # family-wise control across gated metrics, or "off"
 
     def rule_for(self, metric: str) -> MetricRule:
         """The metric's own rule, else the default; an informational metric (``judged@k``)
@@ -129,9 +129,9 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
         on_incomparable=reader.choice(section, "on_incomparable", "gate", INCOMPARABLE_CHOICES),
         critical_blocks=reader.boolean(section, "critical", "gate", True),
         source=str(source),
-        multiple_testing=reader.choice(
-            section, "multiple_testing", "gate", MULTIPLE_TESTING_CHOICES
-        ),
+        multiple_testing="off"
+        if section.get("multiple_testing") is False  # YAML reads a bare off as false
+        else reader.choice(section, "multiple_testing", "gate", MULTIPLE_TESTING_CHOICES),
     )
 
 

@@ -155,3 +155,24 @@ def test_retrieval_only_scoring_is_unchanged():
     results = score([q("a")], [rec("a", None)], specs=parse_metric_list("hit_rate@1,mrr"))
     assert results.questions[0].metrics == {"hit_rate@1": 1.0, "mrr": 1.0}
     assert results.questions[0].sentences == ()
+
+
+def test_hallucination_free_is_one_only_when_no_statement_is_unsupported():
+    specs = parse_metric_list("faithfulness,hallucination_free")
+    clean = "You can send 100 requests per minute per API key. Extra requests return status 429."
+    results = score(
+        [q("clean"), q("seed"), q("refused"), q("unanswerable", answerable=False)],
+        [
+            rec("clean", clean),
+            rec("seed", SEED_ANSWER),
+            rec("refused", "I don't know."),
+            rec("unanswerable", "I don't know."),
+        ],
+        specs,
+    )
+    by_id = {question.id: question.metrics for question in results.questions}
+    assert by_id["clean"] == {"faithfulness": 1.0, "hallucination_free": 1.0}
+    assert by_id["seed"]["hallucination_free"] == 0.0  # one unsupported sentence of three
+    assert by_id["refused"]["hallucination_free"] == 0.0  # as its faithfulness 0
+    assert "hallucination_free" not in by_id["unanswerable"]  # a correct abstention
+    assert results.summary["hallucination_free"].value == pytest.approx(1 / 3)

@@ -66,6 +66,7 @@ from ragguard.compare.provenance import (
 )
 from ragguard.compare.questions import (
     failed_count,
+    id_order,
     passes,
     per_question_rule,
     question_diff,
@@ -146,7 +147,8 @@ def compare(
             head_errors=head_errors,
         )
     rescored = rescore_baseline(baseline, head)
-    pairs = paired_questions(rescored, head)
+    # in question-id order: the bootstrap and the sampled tests then do not see file order
+    pairs = sorted(paired_questions(rescored, head), key=lambda pair: id_order(pair[1].id))
     metrics = family_adjusted(
         [
             compare_metric(name, baseline, head, pairs, rules.rule_for(name))
