@@ -1,6 +1,7 @@
 """False alarms and power of the default gate in simulated noise worlds, at n=40, 100, 200.
 
-    python benchmarks/gate_worlds.py [--seeds 200] [--sizes 40 100 200] [--cli-check 20]
+    python benchmarks/gate_worlds.py [--seeds 100] [--sizes 40 100 200] [--retrievers steady]
+                                      [--cli-check 20]
 
 Each seed builds a system of n questions, each with a fixed per-question behaviour:
 a retrieval difficulty (the rank of its relevant chunk is redrawn on every run from that
@@ -237,7 +238,7 @@ def _write(path: Path, results: Results) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--seeds", type=int, default=100)
     parser.add_argument("--sizes", type=int, nargs="+", default=[40, 100, 200])
     parser.add_argument("--retrievers", nargs="+", choices=list(RETRIEVERS), default=["steady"])
     parser.add_argument("--cli-check", type=int, default=20, metavar="SEEDS")
