@@ -77,6 +77,10 @@ EVENTS: dict[str, tuple[str, Predicate]] = {
     ),
     "push.json": ("push", lambda e: str(e.get("ref", "")).startswith("refs/heads/")),
     "workflow_dispatch.json": ("workflow_dispatch", lambda e: True),
+    "merge_group.checks_requested.json": (
+        "merge_group",
+        lambda e: e.get("action") == "checks_requested",
+    ),
     "workflow_run.completed.json": (
         "workflow_run",
         lambda e: (

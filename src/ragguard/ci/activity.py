@@ -7,11 +7,12 @@
 | ``push`` / ``schedule`` / ``workflow_dispatch`` on another ref | evaluate against the baseline, report |
 | ``workflow_dispatch`` with ``pr: N`` | re-evaluate PR N, comment and status on its head |
 | ``workflow_run`` | publish what a fork PR's read-only run left as an artifact |
+| ``merge_group`` | evaluate the queued head, gate it (status on its sha), no comment |
 
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
 the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. Saving a baseline is refused
-for ``pull_request`` and ``pull_request_target`` events whatever the mode: those runs execute
-the pull request's code; and for a ``workflow_run`` that follows anything but a push.
+for ``pull_request``, ``pull_request_target`` and ``merge_group`` events whatever the mode:
+those runs execute the pull request's code; and for a ``workflow_run`` that follows anything but a push.
 """
 
 from __future__ import annotations
@@ -23,12 +24,17 @@ from ragguard.github import EventContext
 
 PULL_REQUEST, BASELINE, EVALUATE, PUBLISH = "pull-request", "baseline", "evaluate", "publish"
 PULL_EVENTS = ("pull_request", "pull_request_target")
+MERGE_GROUP = "merge_group"
 TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch")
 
 
 @dataclass(frozen=True)
 class Activity:
-    """What to do. ``pr`` is where to post; ``target_branch`` whose baseline to compare with."""
+    """What to do. ``pr`` is where to post; ``target_branch`` whose baseline to compare with.
+
+    ``base_sha`` is the commit whose baseline to prefer when the event names it (a merge
+    group's base), saving the API's merge-base lookup.
+    """
 
     kind: str
     why: str
@@ -37,12 +43,13 @@ class Activity:
     target_branch: str | None = None
     save_baseline: bool = False
     fork: bool = False
+    base_sha: str | None = None
 
 
 def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = None) -> Activity:
     """The activity for ``event``; ``mode`` (the input) and ``pr`` override the event's choice."""
     activity = _from_event(event, pr) if mode == "auto" else _forced(event, mode, pr)
-    if activity.save_baseline and event.name in PULL_EVENTS:
+    if activity.save_baseline and event.name in (*PULL_EVENTS, MERGE_GROUP):
         raise InputError(
             "input mode",
             f"a {event.name} run executes the pull request's code and may not save a baseline; "
@@ -61,6 +68,8 @@ def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = No
 def _from_event(event: EventContext, pr: int | None) -> Activity:
     if event.name in PULL_EVENTS:
         return _pull_request(event)
+    if event.name == MERGE_GROUP:
+        return _merge_group(event)
     if event.name == "workflow_run":
         return Activity(PUBLISH, "workflow_run: publish a fork pull request's results")
     if pr is not None:
@@ -101,6 +110,22 @@ def _pull_request(event: EventContext) -> Activity:
         head_sha=event.pull_head_sha,
         target_branch=event.pull_base_ref,
         fork=event.is_fork_pull,
+    )
+
+
+def _merge_group(event: EventContext) -> Activity:
+    """The queue's temporary head is gated like a pull request's, but has no PR to comment on."""
+    head, base = event.merge_group_head_sha, event.merge_group_base_branch
+    if not head or not base:
+        raise InputError(
+            "GITHUB_EVENT_PATH", "merge_group payload has no merge_group.head_sha or base_ref"
+        )
+    return Activity(
+        EVALUATE,
+        f"merge_group into {base}: evaluate and gate the queued head {head[:12]}",
+        head_sha=head,
+        target_branch=base,
+        base_sha=event.merge_group_base_sha,
     )
 
 

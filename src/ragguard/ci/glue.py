@@ -110,6 +110,7 @@ class Target:
     sha: str
     base_branch: str | None
     pr: int | None
+    base_sha: str | None = None  # the merge base when the event names it (a merge group)
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ def resolve_target(activity: Activity, settings: CiSettings, github: GitHubClien
     sha = activity.head_sha or settings.event.sha
     if not sha:
         raise InputError("GITHUB_SHA", "no commit to evaluate: GITHUB_SHA is not set")
-    return Target(sha, activity.target_branch, None)
+    return Target(sha, activity.target_branch, None, activity.base_sha)
 
 
 def _evaluate_and_report(
@@ -374,8 +375,10 @@ def fetch_baseline(
         return None
     if store_kind == "file":
         return _check_suite(_file_baseline(opts, target), config.suite)
-    merge_base = None
-    if target.pr is not None or target.base_branch != settings.event.branch:
+    merge_base = target.base_sha
+    if merge_base is None and (
+        target.pr is not None or target.base_branch != settings.event.branch
+    ):
         merge_base = collab.github.merge_base(target.base_branch, target.sha)
     store: BaselineStore
     if store_kind == "artifact":
