@@ -57,10 +57,12 @@ from ragguard.errors import InputError
 from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
+    DEFAULT_COMMENT_MODE,
     ArtifactBaselineStore,
     CommentOutcome,
     GitHubClient,
     GitHubError,
+    Outcome,
     ReadOnlyTokenError,
     StoredBaseline,
 )
@@ -207,7 +209,7 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
         collab.github,
         int(event.run_id),
         event.run_head_sha,
-        settings.comment_mode or "update",
+        settings.comment_mode or DEFAULT_COMMENT_MODE,
         collab.log,
     )
     url = next((p.comment_url for p in done if p.comment_url), None)
@@ -295,7 +297,7 @@ def _evaluate_and_report(
         _summary_header(stored, activity) + _job_summary(summary, comparison, trend),
     )
     if status.read_only:
-        _write_publish(out, target, config.suite, comment_body, status, settings)
+        _write_publish(out, target, config.suite, comment_body, status, settings, comparison)
     write_outputs(
         settings.output_file,
         _outputs(comparison, results_path, out, comment, status, config.suite),
@@ -514,15 +516,25 @@ def _post_comment(
     if status.read_only:
         return None
     regressed = comparison.verdict != "pass"
+    now = Outcome(comparison.verdict, status_state(comparison))
     try:
         outcome = collab.github.upsert_comment(
-            number, suite, body, mode=opts.comment_mode, regressed=regressed
+            number, suite, body, mode=opts.comment_mode, regressed=regressed, outcome=now
         )
     except ReadOnlyTokenError:
         status.read_only = True
         collab.log("ragguard: the token may not comment: the comment goes to publish.json")
         return None
     collab.log(f"ragguard: comment {outcome.action}" + (f": {outcome.url}" if outcome.url else ""))
+    if outcome.superseded is not None:
+        collab.log(
+            f"ragguard: the verdict turned {comparison.verdict}: new comment posted; "
+            + (
+                f"comment {outcome.superseded} not minimised ({outcome.minimize_error})"
+                if outcome.minimize_error
+                else f"comment {outcome.superseded} minimised as outdated"
+            )
+        )
     return outcome
 
 
@@ -592,9 +604,10 @@ def _write_publish(
     body: str,
     status: StatusReporter,
     settings: CiSettings,
+    comparison: Comparison,
 ) -> None:
     state, description = status.last or ("error", "ragguard did not finish")
-    payload = publish_document(suite, target.sha, body, state, description)
+    payload = publish_document(suite, target.sha, body, state, description, comparison.verdict)
     write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(
         settings.summary_file,
