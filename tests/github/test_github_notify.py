@@ -10,7 +10,13 @@ from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from github_fixtures import fast_settings
 
 from ragguard.github import GitHubClient, Outcome, comment_marker
-from ragguard.github.comments import outcome_of, plan_comment, turned_worse, with_marker
+from ragguard.github.comments import (
+    outcome_of,
+    plan_comment,
+    turned_worse,
+    with_marker,
+    without_outcome,
+)
 from ragguard.github.errors import GitHubError
 from ragguard.github.minimize import minimize_comment
 
@@ -161,3 +167,10 @@ def test_turned_worse_and_the_plan() -> None:
     assert plan_comment("new-on-worse", existing=True, regressed=True, worse=False) == "update"
     assert plan_comment("new-on-worse", existing=False, regressed=True, worse=False) == "create"
     assert plan_comment("update", existing=True, regressed=True, worse=True) == "update"
+
+
+def test_an_outcome_line_is_replaced_not_repeated_and_can_be_taken_out() -> None:
+    text = with_marker(with_marker("report", MARKER, PASS), MARKER, FAIL)
+    assert text.splitlines() == [MARKER, FAIL.line(), "report"]
+    assert without_outcome(text) == f"{MARKER}\nreport"
+    assert without_outcome(f"{MARKER}\nreport") == f"{MARKER}\nreport"

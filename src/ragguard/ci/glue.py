@@ -66,6 +66,7 @@ from ragguard.github import (
     ReadOnlyTokenError,
     StoredBaseline,
 )
+from ragguard.github.comments import with_outcome, without_outcome
 from ragguard.render import (
     SUMMARY_LIMIT_BYTES,
     comparison_json,
@@ -275,7 +276,10 @@ def _evaluate_and_report(
     status.set(state, status_description(comparison))  # before the comment, which says if not
     trend = _trend(opts, collab, config, target, results)
     missing = status_missing_note(config.suite, status.failure) if status.failure else ""
-    comment_body = _at_top(missing, _with_trend(render_comment(comparison), trend))
+    comment_body = with_outcome(
+        _at_top(missing, _with_trend(render_comment(comparison), trend)),
+        Outcome(comparison.verdict, state),
+    )
     summary = _at_top(missing, _with_trend(render_summary(comparison), trend))
     write_all(
         [
@@ -607,7 +611,10 @@ def _write_publish(
     comparison: Comparison,
 ) -> None:
     state, description = status.last or ("error", "ragguard did not finish")
-    payload = publish_document(suite, target.sha, body, state, description, comparison.verdict)
+    # The publisher writes its own outcome line; a published one would be made inert text.
+    payload = publish_document(
+        suite, target.sha, without_outcome(body), state, description, comparison.verdict
+    )
     write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(
         settings.summary_file,

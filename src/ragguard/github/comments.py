@@ -100,11 +100,23 @@ def with_marker(body: str, marker: str, outcome: Outcome | None = None) -> str:
     clipped to GitHub's 65,536 characters."""
     text = body if body.startswith(marker) else f"{marker}\n{body}"
     if outcome is not None:
-        first, _, rest = text.partition("\n")
-        text = f"{first}\n{outcome.line()}\n{rest}"
+        text = with_outcome(text, outcome)
     if len(text) <= MAX_BODY:
         return text
     return text[: MAX_BODY - len(TRUNCATION_NOTE)] + TRUNCATION_NOTE
+
+
+def with_outcome(text: str, outcome: Outcome) -> str:
+    """``text`` with ``outcome`` as its second line (replacing an outcome line already there)."""
+    first, _, rest = without_outcome(text).partition("\n")
+    return f"{first}\n{outcome.line()}\n{rest}"
+
+
+def without_outcome(text: str) -> str:
+    """``text`` without its outcome line (for a copy that is not posted by ragguard itself)."""
+    first, newline, rest = text.partition("\n")
+    second, _, after = rest.partition("\n")
+    return f"{first}{newline}{after}" if _OUTCOME.fullmatch(second) else text
 
 
 def has_marker(body: str | None, marker: str) -> bool:
