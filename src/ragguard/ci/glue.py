@@ -650,13 +650,15 @@ def evaluate_config(
         print(f"ragguard: {line}", file=sys.stderr)
     records = suite_run.outcome.records.values()
     write_report(out / "run.jsonl", dump_run(records))
-    results, _ = score_suite_run(
+    results, generation = score_suite_run(
         config,
         suite_run,
         git=dict(git),
         cache_dir=cache_dir,
         warn=lambda line: print(f"ragguard: warning: {line}", file=sys.stderr),
     )
+    if generation.judge:  # the judge's calls and tokens, as `ragguard run` prints them
+        print(f"ragguard: {generation.judge.usage.line()}", file=sys.stderr)
     return results
 
 
