@@ -9,7 +9,7 @@ from compare_cases import head_results, results
 from ragguard.ci.outputs import metrics_output
 from ragguard.compare import compare
 from ragguard.gate import GateRules
-from ragguard.render import comparison_json, render_comment, render_summary
+from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
 from ragguard.render.costs import cost_change, cost_rows
 from test_compare_costs import budgets, with_usage
 
@@ -70,3 +70,15 @@ def test_costs_are_in_comparison_json_and_the_metrics_output() -> None:
     output = metrics_output(comparison)
     assert output["cost"]["value"] == 0.004 and output["cost"]["delta"] > 0
     assert output["latency_p95"]["verdict"] == "pass"
+
+
+def test_ragguard_compare_prints_the_costs_with_their_direction() -> None:
+    rules = budgets(tokens={"max_increase": "10%"})
+    comparison = compare(
+        with_usage(results(), 800, 0.003), with_usage(head_results(), 1000, 0.003), rules
+    )
+    text = comparison_terminal(comparison)
+    assert "per answer (lower is better)" in text
+    [tokens] = [line for line in text.splitlines() if line.startswith("tokens ")]
+    assert "▲ +200 tokens (+25%), worse" in tokens and tokens.rstrip().endswith("fail")
+    assert "fail: tokens: rose 25%, 800 tokens → 1,000 tokens" in text

@@ -38,7 +38,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
-from ragguard.render.costs import cost_rows
+from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
     failing_entries,
@@ -812,6 +812,17 @@ def comparison_terminal(comparison: Comparison) -> str:
             disable_numparse=True,
         )
     )
+    if comparison.costs:
+        headers = ["per answer (lower is better)", "baseline", "head", "change", "p", "budget"]
+        lines += [
+            "",
+            tabulate(
+                cost_terminal_rows(comparison),
+                headers=headers,
+                tablefmt="simple",
+                disable_numparse=True,
+            ),
+        ]
     if comparison.reasons:
         lines.append("")
         for reason in ordered_reasons(comparison):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ragguard.compare import FAIL, Comparison, MetricComparison
 from ragguard.compare.costs import cost_text
 from ragguard.metrics.names import LATENCY_METRICS, higher_is_better
-from ragguard.render.text import MINUS, code_name, p_phrase
+from ragguard.render.text import MINUS, code_name, p_phrase, p_text
 
 COST_MIN_SHARE = 0.05
 LATENCY_MIN_SECONDS = 0.05
@@ -60,6 +60,21 @@ def cost_change(metric: MetricComparison) -> str:
     share = f" ({sign}{abs(metric.delta) / metric.baseline:.0%})" if metric.baseline > 0 else ""
     better = up == higher_is_better(metric.name)
     return f"{'▲' if up else '▼'} {sign}{amount}{share}, {'better' if better else 'worse'}"
+
+
+def cost_terminal_rows(comparison: Comparison) -> list[list[str]]:
+    """Every cost metric as plain-text cells, for ``ragguard compare``'s table."""
+    return [
+        [
+            metric.name,
+            "" if metric.baseline is None else cost_text(metric.name, metric.baseline),
+            "" if metric.head is None else cost_text(metric.name, metric.head),
+            cost_change(metric),
+            "" if metric.p_value is None else p_text(metric.p_value),
+            metric.verdict if _budgeted(metric, comparison) else "no budget",
+        ]
+        for metric in comparison.costs
+    ]
 
 
 def _row(metric: MetricComparison, budgeted: bool) -> dict[str, str]:
