@@ -7,10 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from ragguard.errors import Where
 from ragguard.formats.foreign import ForeignQuestion
 from ragguard.importing import LabelSources, TextIndex, import_questions, question_ids
+from ragguard.metrics.evidence import normal_text
 from ragguard.results import load_results
 from ragguard.runs import Chunk
 from ragguard.testset import load_testset
@@ -172,3 +175,29 @@ def test_import_with_a_corpus_labels_chunk_ids(ragguard_cli, tmp_path):
 )
 def test_import_usage_mistakes_are_one_line_errors(cli_error, args, fragments):
     cli_error(["import", FOREIGN / "ragas.jsonl", "--from", "ragas", *args], *fragments)
+
+
+@given(
+    texts=st.lists(st.text(min_size=1, max_size=40), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_a_piece_of_one_text_is_found_in_exactly_the_texts_that_hold_it(texts, data):
+    named = {f"t{i}": text for i, text in enumerate(texts)}
+    index = TextIndex(named)
+    source = data.draw(st.sampled_from(texts))
+    start = data.draw(st.integers(0, len(source) - 1))
+    piece = source[start : data.draw(st.integers(start + 1, len(source)))]
+    assume(normal_text(piece))
+
+    found = index.holding(piece)
+
+    assert found == [
+        name for name, text in named.items() if normal_text(piece) in normal_text(text)
+    ]
+
+
+def test_a_nul_in_a_text_is_not_taken_for_the_separator():
+    index = TextIndex({"a": "x", "b": "\x00"})
+
+    assert index.holding("\x00") == ["b"]
+    assert index.holding("x\x00") == []

@@ -45,24 +45,31 @@ class TextIndex:
         self.names = list(texts)
         pieces = [normal_text(text) for text in texts.values()]
         self.starts: list[int] = []
+        self.ends: list[int] = []
         position = 0
         for piece in pieces:
             self.starts.append(position)
+            self.ends.append(position + len(piece))
             position += len(piece) + 1
         self.text = _SEPARATOR.join(pieces)
 
     def holding(self, context: str) -> list[str]:
-        """The names of the texts that hold ``context`` whole, in the order given."""
+        """The names of the texts that hold ``context`` whole, in the order given.
+
+        A match must lie inside one text: one that runs over a separator (or a text's own
+        NUL character taken for one) is not a match.
+        """
         needle = normal_text(context)
         found: list[str] = []
         start = self.text.find(needle) if needle else -1
         while start >= 0:
             index = bisect.bisect_right(self.starts, start) - 1
-            name = self.names[index]
-            if not found or found[-1] != name:
-                found.append(name)
-            next_text = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.text)
-            start = self.text.find(needle, max(start + 1, next_text))
+            if start + len(needle) <= self.ends[index]:
+                found.append(self.names[index])
+                next_start = self.ends[index] + 1
+            else:
+                next_start = start + 1
+            start = self.text.find(needle, next_start)
         return found
 
 
