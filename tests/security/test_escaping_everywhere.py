@@ -221,7 +221,9 @@ def test_action_outputs_of_the_hostile_comparison_are_one_key_each(
     write_outputs(path, outputs)
     parsed = parse_output_file(path.read_text())
     assert parsed == outputs
-    assert set(json.loads(parsed["metrics"])) == {m.name for m in comparison.metrics}
+    assert set(json.loads(parsed["metrics"])) == {
+        m.name for m in (*comparison.metrics, *comparison.costs)
+    }
 
 
 # ----- a whole `ragguard ci` run on a hostile system's answers -----------------------------
