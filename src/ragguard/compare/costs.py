@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ragguard.compare.metrics import _bootstrap  # the per-n cache the quality metrics share
 from ragguard.compare.model import EPSILON, FAIL, PASS, MetricComparison
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS
 from ragguard.results import STATUS_ERROR, STATUS_MISSING, QuestionResult, Results
-from ragguard.stats import Bootstrap, mean, paired_test, percentile
+from ragguard.stats import PairedTest, mean, paired_test, percentile
 
 Pairs = Sequence[tuple[QuestionResult, QuestionResult]]
 _NOT_ANSWERED = (STATUS_ERROR, STATUS_MISSING)
@@ -73,6 +74,7 @@ def cost_comparisons(
 ) -> tuple[MetricComparison, ...]:
     """Every cost metric the head reports, compared with the baseline when both have it."""
     found = []
+    tests: dict[object, PairedTest] = {}  # one test per per-question value (p50 and p95 share)
     for name in COST_METRICS:
         values = head_values(name, head)
         if not values:
@@ -80,7 +82,7 @@ def cost_comparisons(
         if baseline is None:
             found.append(_head_only(name, values, rules.rule_for(name)))
         else:
-            found.append(_compared(name, values, pairs, rules.rule_for(name)))
+            found.append(_compared(name, values, pairs, rules.rule_for(name), tests))
     return tuple(found)
 
 
@@ -93,7 +95,11 @@ def _head_only(name: str, values: Sequence[float], rule: MetricRule) -> MetricCo
 
 
 def _compared(
-    name: str, values: Sequence[float], pairs: Pairs, rule: MetricRule
+    name: str,
+    values: Sequence[float],
+    pairs: Pairs,
+    rule: MetricRule,
+    tests: dict[object, PairedTest],
 ) -> MetricComparison:
     of = PER_QUESTION[name]
     both = [(of(b), of(h)) for b, h in pairs]
@@ -112,11 +118,13 @@ def _compared(
             head_overall=head_overall,
         )
     before, after = [b for b, _ in paired], [h for _, h in paired]
-    test = paired_test(before, after, binary=False)
+    if of not in tests:
+        tests[of] = paired_test(before, after, binary=False)
+    test = tests[of]
     old, new = summarise(name, before), summarise(name, after)
     low = high = None
     if name not in LATENCY_METRICS:
-        interval = Bootstrap(len(paired)).interval([h - b for b, h in paired])
+        interval = _bootstrap(len(paired)).interval([h - b for b, h in paired])
         low, high = interval.low, interval.high
     verdict, notes = budget_verdict(name, old, new, new - old, test.p_value, rule)
     return MetricComparison(
