@@ -99,6 +99,7 @@ class QuestionDiff:
     relabelled: bool = False
     baseline_status: str | None = None
     head_status: str | None = None
+    baseline_passed: bool | None = None  # a removed question: whether it passed in the baseline
     error: str | None = None
     misses: tuple[RuleMiss, ...] = ()
     rank_change: RankChange | None = None

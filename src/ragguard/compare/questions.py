@@ -76,7 +76,15 @@ def question_diffs(
         question_diff(baseline_by_id.get(q.id), q, rule, q.id in relabelled) for q in head.questions
     ]
     diffs += [
-        QuestionDiff(q.id, q.question, REMOVED, q.tags, q.critical, baseline_status=q.status)
+        QuestionDiff(
+            q.id,
+            q.question,
+            REMOVED,
+            q.tags,
+            q.critical,
+            baseline_status=q.status,
+            baseline_passed=passes(q, rule),
+        )
         for q in baseline.questions
         if q.id not in head_ids
     ]
@@ -119,7 +127,13 @@ def question_diff(
         (False, True): FIXED,
         (False, False): STILL_FAILING,
     }[(was_ok, head_ok)]
-    diff = replace(base, kind=kind, baseline_status=before.status, relabelled=relabelled)
+    diff = replace(
+        base,
+        kind=kind,
+        baseline_status=before.status,
+        relabelled=relabelled,
+        critical=now.critical or before.critical,  # unmarking takes effect once merged
+    )
     return replace(diff, **_why(before, now, rule)) if not head_ok else diff
 
 
