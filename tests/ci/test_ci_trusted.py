@@ -1,0 +1,58 @@
+"""The trusted gate's pure parts: the target's rules read from its ragguard.yml, and what a
+pull request changes of them (tests/ci/test_ci_governance.py runs it end to end)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragguard.ci.trusted import choose_gate, gate_changes, target_rules
+from ragguard.errors import InputError
+from ragguard.gate import GateRules, MetricRule
+
+WHERE = "ragguard.yml on main at 0123456789ab"
+
+
+def test_the_target_rules_come_from_its_gate_section() -> None:
+    rules = target_rules(b"suite: s\ngate:\n  max_drop: 0.02\n  on_removed: warn\n", WHERE)
+    assert (rules.default.max_drop, rules.on_removed, rules.source) == (0.02, "warn", WHERE)
+    assert target_rules(b"suite: s\n", WHERE) == GateRules(source=WHERE)
+
+
+def test_a_broken_target_config_is_one_line_naming_the_branch_copy() -> None:
+    with pytest.raises(InputError) as caught:
+        target_rules(b"gate:\n  max_drop: 2\n", WHERE)
+    assert str(caught.value).startswith(f"{WHERE}:2: gate.max_drop: expected a number")
+    with pytest.raises(InputError, match="is not UTF-8"):
+        target_rules(b"\xff\xfe", WHERE)
+
+
+def test_each_loosening_is_named_with_both_values() -> None:
+    trusted = GateRules(metrics={"mrr": MetricRule(min=0.6)})
+    proposed = GateRules(
+        default=MetricRule(alpha=None),
+        metrics={"faithfulness": MetricRule(max_drop=1.0)},
+        per_question={"faithfulness": 0.5},
+        max_error_rate=0.5,
+        on_incomparable="warn",
+        critical_blocks=False,
+    )
+    assert gate_changes(trusted, proposed) == (
+        "alpha 0.05 → off",
+        "max_error_rate 0.05 → 0.5",
+        "on_incomparable fail → warn",
+        "critical true → false",
+        "faithfulness max_drop 0.05 → 1",
+        "mrr min 0.6 → off",
+        "mrr alpha 0.05 → off",  # without its own rule, mrr takes the new default
+        "per_question default → {faithfulness: 0.5}",
+    )
+    assert gate_changes(trusted, trusted) == ()
+
+
+def test_only_the_target_branch_can_hand_the_choice_to_the_pull_request() -> None:
+    own = GateRules(rules_from="pull-request", max_error_rate=1.0)
+    strict = GateRules()
+    assert choose_gate(own, strict, "main", "abc").rules is strict
+    opted = GateRules(rules_from="pull-request")
+    assert choose_gate(own, opted, "main", "abc").rules is own
+    assert choose_gate(own, None, "main", "abc").origin == "no-target"
