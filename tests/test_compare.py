@@ -29,6 +29,7 @@ from ragguard.compare import (
     INCOMPARABLE,
     NEWLY_FAILING,
     PASS,
+    PASSING,
     REMOVED,
     STILL_FAILING,
     WARN,
@@ -126,6 +127,24 @@ def test_relabel_that_shows_a_real_regression_still_does() -> None:
     diff = next(q for q in comparison.questions if q.id == "auth-token")
     assert diff.relabelled
     assert diff.kind == NEWLY_FAILING
+
+
+def test_a_relabel_that_turns_a_regression_into_a_pass_counts_like_a_removal() -> None:
+    # the retriever lost the "auth" chunk; the change relabels what it now returns as relevant
+    moved = replace(QUESTIONS[0], relevant={"changelog": 2})  # the first filler chunk
+    baseline = results()
+    head = head_results(
+        {"auth-token": 0}, questions=(moved, *QUESTIONS[1:]), run_questions=QUESTIONS
+    )
+    assert head.by_id["auth-token"].metrics["hit_rate@3"] == 1.0  # under the new label
+    comparison = compare(baseline, head, RULES)
+    diff = next(q for q in comparison.questions if q.id == "auth-token")
+    assert (diff.relabelled, diff.kind, diff.passes_by_relabel) == (True, PASSING, True)
+    assert [(r.tier, r.text, r.subject) for r in comparison.reasons] == [
+        (FAIL, "relabelled; passes only under the new labels", "auth-token")
+    ]
+    warned = compare(baseline, head, GateRules(on_removed="warn"))
+    assert warned.verdict == WARN
 
 
 def test_drift_added_and_removed_are_counted_not_compared() -> None:

@@ -59,14 +59,21 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
 
 
 def _removed_passing(comparison: Comparison) -> tuple[Reason, ...]:
-    """A question the baseline passed and the head no longer asks: dropping a question is
-    how a regression would disappear, so it counts (``gate.on_removed``) unless accepted."""
+    """A question the baseline passed and the head no longer asks, or passes only because
+    it was relabelled: changing the test set is how a regression would disappear, so it
+    counts (``gate.on_removed``) unless accepted."""
     tier = FAIL if comparison.rules.on_removed == FAIL else WARN
-    return tuple(
+    removed = tuple(
         Reason(tier, "removed; it passed in the baseline", question.id)
         for question in comparison.of_kind(REMOVED)
         if question.baseline_passed
     )
+    relabelled = tuple(
+        Reason(tier, "relabelled; passes only under the new labels", question.id)
+        for question in comparison.questions
+        if question.passes_by_relabel
+    )
+    return removed + relabelled
 
 
 def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
