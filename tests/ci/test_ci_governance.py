@@ -143,6 +143,22 @@ def test_a_pull_request_may_not_opt_itself_out_of_the_target_rules(
     assert "rules\\_from target → pull\\-request" in body
 
 
+def test_a_pull_request_may_not_drop_its_baseline_either(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    main_with_config(fake, fake_repo)
+    save_baseline(fake, fake_repo, suite)
+    no_baseline = CONFIG + "baseline: {store: none}\n"  # no baseline: only floors would apply
+    number = open_pull(fake, fake_repo, {"ragguard.yml": no_baseline.encode()})
+    (suite / "ragguard.yml").write_text(no_baseline)
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+
+    state, _, body = run_pull(fake, fake_repo, suite, number)
+
+    assert state == "failure"
+    assert "**This pull request changes the gate:** baseline\\.store branch → none." in body
+
+
 def test_removing_a_question_that_passed_fails_the_gate_and_is_listed_at_the_top(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:

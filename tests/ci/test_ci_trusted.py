@@ -5,25 +5,39 @@ from __future__ import annotations
 
 import pytest
 
-from ragguard.ci.trusted import choose_gate, gate_changes, target_rules
+from ragguard.ci.sections import CiOptions
+from ragguard.ci.trusted import (
+    baseline_changes,
+    choose_gate,
+    gate_changes,
+    target_document,
+    target_rules,
+)
 from ragguard.errors import InputError
 from ragguard.gate import GateRules, MetricRule
 
 WHERE = "ragguard.yml on main at 0123456789ab"
 
 
+def rules_of(content: bytes) -> GateRules:
+    return target_rules(target_document(content, WHERE), WHERE)
+
+
 def test_the_target_rules_come_from_its_gate_section() -> None:
-    rules = target_rules(b"suite: s\ngate:\n  max_drop: 0.02\n  on_removed: warn\n", WHERE)
+    rules = rules_of(b"suite: s\ngate:\n  max_drop: 0.02\n  on_removed: warn\n")
     assert (rules.default.max_drop, rules.on_removed, rules.source) == (0.02, "warn", WHERE)
-    assert target_rules(b"suite: s\n", WHERE) == GateRules(source=WHERE)
+    assert rules_of(b"suite: s\n") == GateRules(source=WHERE)
+    assert rules_of(b"") == GateRules(source=WHERE)
 
 
 def test_a_broken_target_config_is_one_line_naming_the_branch_copy() -> None:
     with pytest.raises(InputError) as caught:
-        target_rules(b"gate:\n  max_drop: 2\n", WHERE)
+        rules_of(b"gate:\n  max_drop: 2\n")
     assert str(caught.value).startswith(f"{WHERE}:2: gate.max_drop: expected a number")
     with pytest.raises(InputError, match="is not UTF-8"):
-        target_rules(b"\xff\xfe", WHERE)
+        rules_of(b"\xff\xfe")
+    with pytest.raises(InputError, match="expected a mapping at the top"):
+        rules_of(b"- a list\n")
 
 
 def test_each_loosening_is_named_with_both_values() -> None:
@@ -51,8 +65,22 @@ def test_each_loosening_is_named_with_both_values() -> None:
 
 def test_only_the_target_branch_can_hand_the_choice_to_the_pull_request() -> None:
     own = GateRules(rules_from="pull-request", max_error_rate=1.0)
-    strict = GateRules()
-    assert choose_gate(own, strict, "main", "abc").rules is strict
-    opted = GateRules(rules_from="pull-request")
-    assert choose_gate(own, opted, "main", "abc").rules is own
+    strict = target_document(b"suite: s\nbaseline: {store: branch}\n", WHERE)
+    chosen = choose_gate(own, strict, "main", "abc", WHERE)
+    assert (chosen.origin, chosen.rules, chosen.sections) == (
+        "target",
+        GateRules(source=WHERE),
+        strict,
+    )
+    opted = target_document(b"gate: {rules_from: pull-request}\n", WHERE)
+    chosen = choose_gate(own, opted, "main", "abc", WHERE)
+    assert (chosen.origin, chosen.rules, chosen.sections) == ("pull-request", own, None)
     assert choose_gate(own, None, "main", "abc").origin == "no-target"
+
+
+def test_a_pull_request_that_drops_its_baseline_is_shown_the_change() -> None:
+    trusted = CiOptions(baseline_store="branch")
+    assert baseline_changes(trusted, CiOptions(baseline_store="none")) == (
+        "baseline.store branch → none",
+    )
+    assert baseline_changes(trusted, trusted) == ()

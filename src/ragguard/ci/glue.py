@@ -27,7 +27,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -51,7 +51,13 @@ from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.trend import trend_markdown
-from ragguard.ci.trusted import GateSource, choose_gate, gate_note, target_rules
+from ragguard.ci.trusted import (
+    GateSource,
+    baseline_changes,
+    choose_gate,
+    gate_note,
+    target_document,
+)
 from ragguard.compare import (
     ERROR,
     FAIL,
@@ -297,6 +303,7 @@ def _evaluate_and_report(
     results = _head_results(settings, collab, config, target, out)
     results_path = write_results(results, out / "results.json")
     gate = trusted_gate(activity, settings, collab, rules, target)
+    own_opts, opts = opts, trusted_options(settings, config, gate) or opts
 
     stored = fetch_baseline(
         settings, opts, collab, config, target, merge_base=gate.commit if gate else None
@@ -311,7 +318,8 @@ def _evaluate_and_report(
     trend = _trend(opts, collab, config, target, results)
     missing = status_missing_note(config.suite, status.failure) if status.failure else ""
     if gate is not None:
-        missing += gate_note(gate, comparison, _baseline_phrase(stored, comparison))
+        changes = baseline_changes(opts, own_opts)
+        missing += gate_note(gate, comparison, _baseline_phrase(stored, comparison), changes)
     comment_body = note_at_top(missing, _with_trend(render_comment(comparison), trend))
     summary = note_at_top(missing, _with_trend(render_summary(comparison), trend))
     write_all(
@@ -398,10 +406,21 @@ def trusted_gate(
     path = collab.repo_path(settings.config)
     content = collab.github.file_at(path, merge_base)
     where = f"{path} on {target.base_branch} at {merge_base[:12]}"
-    trusted = target_rules(content, where) if content is not None else None
-    source = choose_gate(own, trusted, target.base_branch, merge_base)
+    document = target_document(content, where) if content is not None else None
+    source = choose_gate(own, document, target.base_branch, merge_base, where)
     collab.log(f"ragguard: gate rules: {_gate_origin(source, where)}")
     return source
+
+
+def trusted_options(
+    settings: CiSettings, config: Config, gate: GateSource | None
+) -> CiOptions | None:
+    """Where the baseline comes from, per the target's ragguard.yml when its gate applies: a
+    pull request that sets ``baseline: {store: none}`` would otherwise have no baseline to
+    fail against. The action's inputs still win (docs/compare.md, "The trusted gate")."""
+    if gate is None or gate.sections is None:
+        return None
+    return ci_options(settings, replace(config, path=Path(gate.where), sections=gate.sections))
 
 
 def _gate_origin(source: GateSource, where: str) -> str:

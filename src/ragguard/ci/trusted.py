@@ -13,14 +13,15 @@ Pure: rules and a comparison in, values and markdown out; ci/glue.py reads the f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ragguard.compare import REMOVED, Comparison
 from ragguard.errors import InputError
 from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.render import escape_markdown
-from ragguard.sources import parse_yaml
+from ragguard.sources import LineDict, parse_yaml
 
 RULE_FIELDS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 LISTED_IDS = 5  # question ids named in the change line before "and N more"
@@ -35,31 +36,40 @@ class GateSource:
     branch: str | None = None
     commit: str | None = None
     proposed: GateRules | None = None  # the pull request's own rules, when they differ in origin
+    sections: LineDict | None = None  # the target's ragguard.yml, when its rules apply
+    where: str = ""  # how errors name the target's copy
 
 
-def target_rules(content: bytes, where: str) -> GateRules:
-    """The gate rules of the target branch's ragguard.yml (``content``); ``where`` names it."""
+def target_document(content: bytes, where: str) -> LineDict:
+    """The target branch's ragguard.yml (``content``) parsed; ``where`` names it in errors."""
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(where, "is not UTF-8 text; fix the target branch's copy") from None
     data = parse_yaml(text, where)
     if data is None:
-        return GateRules(source=where)
-    if not isinstance(data, Mapping):
+        return LineDict()
+    if not isinstance(data, LineDict):
         raise InputError(where, "expected a mapping at the top; fix the target branch's copy")
-    return gate_rules_from_mapping(data.get("gate"), where)
+    return data
+
+
+def target_rules(document: Mapping[str, Any], where: str) -> GateRules:
+    """The gate rules of the target branch's parsed ragguard.yml."""
+    return gate_rules_from_mapping(document.get("gate"), where)
 
 
 def choose_gate(
-    own: GateRules, target: GateRules | None, branch: str, commit: str | None
+    own: GateRules, target: LineDict | None, branch: str, commit: str | None, where: str = ""
 ) -> GateSource:
-    """The target's rules unless the target branch itself asks for the pull request's."""
+    """The target's rules (and its ``baseline:``/``comment:`` sections) unless the target
+    branch itself asks for the pull request's."""
     if target is None:
-        return GateSource(own, "no-target", branch, commit)
-    if target.rules_from == "pull-request":
-        return GateSource(own, "pull-request", branch, commit, proposed=target)
-    return GateSource(target, "target", branch, commit, proposed=own)
+        return GateSource(own, "no-target", branch, commit, where=where)
+    rules = target_rules(target, where)
+    if rules.rules_from == "pull-request":
+        return GateSource(own, "pull-request", branch, commit, proposed=rules, where=where)
+    return GateSource(rules, "target", branch, commit, own, sections=target, where=where)
 
 
 def gate_changes(trusted: GateRules, proposed: GateRules) -> tuple[str, ...]:
@@ -94,14 +104,20 @@ def question_changes(comparison: Comparison) -> tuple[str, ...]:
     return tuple(phrases)
 
 
-def gate_note(source: GateSource, comparison: Comparison, baseline: str = "") -> str:
+def gate_note(
+    source: GateSource,
+    comparison: Comparison,
+    baseline: str = "",
+    option_changes: Sequence[str] = (),
+) -> str:
     """The comment's top lines: whose gate rules judged, against which baseline (``baseline``,
-    markdown), and what the pull request changes of the gate."""
+    markdown), and what the pull request changes of the gate (and of ``option_changes``:
+    the ``baseline:`` section, from :func:`baseline_changes`)."""
     branch = f"`{escape_markdown(source.branch or 'the target branch', 100)}`"
     at = f" at `{source.commit[:12]}`" if source.commit else ""
     against = f" Compared with {baseline}." if baseline else ""
     rule_changes = (
-        gate_changes(source.rules, source.proposed)
+        (*gate_changes(source.rules, source.proposed), *option_changes)
         if source.origin == "target" and source.proposed is not None
         else ()
     )
@@ -124,6 +140,20 @@ def gate_note(source: GateSource, comparison: Comparison, baseline: str = "") ->
     if rule_changes:
         lines.append("> The rule changes take effect once merged.")
     return "\n".join(lines) + "\n\n"
+
+
+def baseline_changes(trusted: Any, proposed: Any) -> tuple[str, ...]:
+    """What the pull request changes of where the baseline comes from (two CiOptions)."""
+    return tuple(
+        change
+        for key, name in (
+            ("baseline_store", "baseline.store"),
+            ("baseline_branch", "baseline.branch"),
+            ("baseline_file", "baseline.file"),
+            ("rerun", "baseline.rerun"),
+        )
+        for change in _changed(name, getattr(trusted, key), getattr(proposed, key))
+    )
 
 
 def _rule_changes(prefix: str, before: MetricRule, after: MetricRule) -> list[str]:
