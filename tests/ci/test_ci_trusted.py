@@ -3,8 +3,12 @@ pull request changes of them (tests/ci/test_ci_governance.py runs it end to end)
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
+from ragguard.ci.glue import git_repo_path
 from ragguard.ci.sections import CiOptions
 from ragguard.ci.trusted import (
     baseline_changes,
@@ -84,3 +88,12 @@ def test_a_pull_request_that_drops_its_baseline_is_shown_the_change() -> None:
         "baseline.store branch → none",
     )
     assert baseline_changes(trusted, trusted) == ()
+
+
+def test_the_config_is_found_on_the_target_by_its_path_in_the_repository(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "evals").mkdir()
+    assert git_repo_path(tmp_path / "evals" / "ragguard.yml") == "evals/ragguard.yml"
+    assert git_repo_path(tmp_path / "ragguard.yml") == "ragguard.yml"
+    outside = tmp_path / "no-such-folder" / "ragguard.yml"  # git cannot run there
+    assert git_repo_path(outside) == "ragguard.yml"

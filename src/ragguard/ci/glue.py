@@ -316,12 +316,12 @@ def _evaluate_and_report(
     state = status_state(comparison)
     status.set(state, status_description(comparison))  # before the comment, which says if not
     trend = _trend(opts, collab, config, target, results)
-    missing = status_missing_note(config.suite, status.failure) if status.failure else ""
+    top = status_missing_note(config.suite, status.failure) if status.failure else ""
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
-        missing += gate_note(gate, comparison, _baseline_phrase(stored, comparison), changes)
-    comment_body = note_at_top(missing, _with_trend(render_comment(comparison), trend))
-    summary = note_at_top(missing, _with_trend(render_summary(comparison), trend))
+        top += gate_note(gate, comparison, _baseline_phrase(stored, comparison), changes)
+    comment_body = note_at_top(top, _with_trend(render_comment(comparison), trend))
+    summary = note_at_top(top, _with_trend(render_summary(comparison), trend))
     write_all(
         [
             (out / "comment.md", comment_body),
