@@ -28,6 +28,7 @@ from test_ci_glue import (
 )
 
 from ragguard.ci.glue import run_ci
+from ragguard.ci.outputs import parse_output_file
 from ragguard.github import comment_marker, read_event
 
 LOOSENED = CONFIG + "gate:\n  critical: false\n  metrics:\n    faithfulness: {max_drop: 1.0}\n"
@@ -213,6 +214,8 @@ def run_accept(fake: FakeGitHub, suite: Path, payload: dict) -> tuple[str, list[
     lines: list[str] = []
     outcome = run_ci(settings, collaborators(settings, lines))
     assert outcome.exit_code == 0
+    outputs = parse_output_file((suite / "github-output").read_text(encoding="utf-8"))
+    assert outputs["accepted"] == ("true" if outcome.state == "success" else "false")
     return outcome.state, lines
 
 
