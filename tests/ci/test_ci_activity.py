@@ -90,9 +90,9 @@ def test_mode_baseline_saves_only_on_a_dispatch_or_a_push_to_the_default_branch(
         "release-1",
         True,
     )
-    after_push = read_event("workflow_run", event_payload("workflow_run.completed"))
+    after_dispatch = read_event("workflow_run", event_payload("workflow_run.completed"))
     with pytest.raises(InputError, match="may not save a baseline"):
-        choose_activity(after_push, mode="baseline")
+        choose_activity(after_dispatch, mode="baseline")  # a repository_dispatch run
 
 
 def comment_event(body: str, action: str = "created", on_pull: bool = True) -> dict:

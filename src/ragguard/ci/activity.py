@@ -12,9 +12,9 @@
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
 the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. A baseline is saved only from
 a push to the default branch or an explicit ``workflow_dispatch`` (``mode: baseline`` on a
-dispatch saves the baseline of the branch it runs on): a scheduled run, a push elsewhere, a
-pull request or a ``workflow_run`` never replaces it, so the newest run does not become the
-approved baseline just because it is the newest.
+dispatch saves the baseline of the branch it runs on; so does one on a ``workflow_run`` that
+follows a push): a scheduled run, a push elsewhere or a pull request never replaces it, so the
+newest run does not become the approved baseline just because it is the newest.
 """
 
 from __future__ import annotations
@@ -55,6 +55,13 @@ def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = No
             f"a {event.name} run executes the pull request's code and may not save a baseline; "
             "baselines are saved from a push to the default branch or a workflow_dispatch",
         )
+    if activity.save_baseline and event.name == "workflow_run" and event.run_event != "push":
+        raise InputError(
+            "input mode",
+            f"a workflow_run after a {event.run_event or 'unknown'} run may hold a pull "
+            "request's results and may not save a baseline; baselines are saved from a push "
+            "to the default branch or a workflow_dispatch (or a workflow_run after a push)",
+        )
     if activity.save_baseline and not _may_save(event):
         raise InputError(
             "input mode",
@@ -66,7 +73,9 @@ def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = No
 
 
 def _may_save(event: EventContext) -> bool:
-    if event.name == "workflow_dispatch":
+    """A dispatch, a push to the default branch, or (``mode: baseline``) a workflow_run
+    that follows a push: the second stage of a push's pipeline."""
+    if event.name in ("workflow_dispatch", "workflow_run"):
         return True
     return event.name == "push" and event.on_default_branch
 
