@@ -192,6 +192,24 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
     assert any("baseline: the merge base's" in line for line in lines)
 
 
+def test_a_first_pull_request_without_a_baseline_is_not_called_a_pass(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    number = open_pull(fake, fake_repo)
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+    settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+
+    outcome = run_ci(settings, collaborators(settings, []))
+
+    assert (outcome.comparison.verdict, outcome.state) == ("pass", "success")
+    head = fake_repo.pulls[number].head_sha
+    status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
+    assert status.description == (
+        "no baseline yet: 1 of 2 questions fail (1 critical); "
+        "the comparison starts once a baseline is saved"
+    )
+
+
 def test_second_run_updates_the_same_comment(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:

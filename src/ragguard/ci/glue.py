@@ -62,6 +62,7 @@ from ragguard.compare import (
     ERROR,
     FAIL,
     INCOMPARABLE,
+    PASS,
     WARN,
     Comparison,
     Provenance,
@@ -89,6 +90,7 @@ from ragguard.render import (
     render_comment,
     render_summary,
 )
+from ragguard.render.questions import failing_questions
 from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
 from ragguard.sources import parse_json_value
@@ -658,13 +660,25 @@ def status_state(comparison: Comparison) -> str:
 def status_description(comparison: Comparison) -> str:
     """One plain line (the status API shows no markdown); clipped to 140 by the client."""
     if comparison.baseline_missing:
-        return f"{comparison.verdict}: no baseline yet; {comparison.n_head} questions evaluated"
+        return _no_baseline_description(comparison)
     if comparison.reasons:
         reason = comparison.reasons[0]
         subject = f"{reason.subject} " if reason.subject else ""
         return f"{comparison.verdict}: {subject}{reason.text}"
     newly = len(comparison.of_kind("newly_failing"))
     return f"{comparison.verdict}: no regression; {newly} newly failing of {comparison.n_head}"
+
+
+def _no_baseline_description(comparison: Comparison) -> str:
+    """Without a baseline nothing is compared: a pass says so, never "pass" alone."""
+    failing = failing_questions(comparison)
+    critical = sum(1 for q in failing if q.critical)
+    counted = f"{len(failing)} of {comparison.n_head} questions fail" + (
+        f" ({critical} critical)" if critical else ""
+    )
+    if comparison.verdict == PASS:
+        return f"no baseline yet: {counted}; the comparison starts once a baseline is saved"
+    return f"{comparison.verdict} (no baseline yet): {counted}"
 
 
 def exit_code(comparison: Comparison, fail_on: str, activity: Activity) -> int:
