@@ -105,7 +105,7 @@ def test_a_pull_request_that_loosens_its_own_gate_is_judged_by_the_target_branch
         "fail: retry-429 critical question newly fails",
     )
     top = body.split("\n### ", 1)[0]
-    assert "Judged by `main`'s gate rules (ragguard.yml at `" in top
+    assert "Judged by main's gate rules (ragguard.yml at `" in top
     assert "not this pull request's" in top
     assert "**This pull request changes the gate:** critical true → false; " in top
     assert "faithfulness max\\_drop 0\\.05 → 1" in top
@@ -190,7 +190,7 @@ def test_the_comment_says_which_baseline_it_compared_with_and_how_old_it_is(
     _, _, body = run_pull(fake, fake_repo, suite, number)
 
     top = body.split("\n### ", 1)[0]
-    assert f"Compared with the merge base's baseline: commit `{saved[:12]}` on `main`," in top
+    assert f"Compared with the merge base's baseline: commit `{saved[:12]}` on main," in top
     assert "older than this run" in top
 
 

@@ -4,21 +4,26 @@ pull request changes of them (tests/ci/test_ci_governance.py runs it end to end)
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from compare_cases import QUESTIONS, head_results, results
 from ragguard.ci.glue import git_repo_path
 from ragguard.ci.sections import CiOptions
 from ragguard.ci.trusted import (
     baseline_changes,
     choose_gate,
     gate_changes,
+    gate_note,
     target_document,
     target_rules,
 )
+from ragguard.compare import compare
 from ragguard.errors import InputError
 from ragguard.gate import GateRules, MetricRule
+from ragguard.sources import LineDict
 
 WHERE = "ragguard.yml on main at 0123456789ab"
 
@@ -97,3 +102,16 @@ def test_the_config_is_found_on_the_target_by_its_path_in_the_repository(tmp_pat
     assert git_repo_path(tmp_path / "ragguard.yml") == "ragguard.yml"
     outside = tmp_path / "no-such-folder" / "ragguard.yml"  # git cannot run there
     assert git_repo_path(outside) == "ragguard.yml"
+
+
+def test_the_note_escapes_branch_names_and_question_ids() -> None:
+    hostile = replace(QUESTIONS[0], id="<!-- x --> @org/team")
+    baseline = results(questions=(hostile, *QUESTIONS[1:]))
+    comparison = compare(baseline, head_results(questions=QUESTIONS[1:]), GateRules())
+    source = choose_gate(GateRules(), LineDict(), "main`<b>@evil", "0123456789abcdef", WHERE)
+
+    note = gate_note(source, comparison, "no baseline")
+
+    assert "<!--" not in note and "<b>" not in note
+    assert "@org" not in note and "@evil" not in note  # no mention notifies anyone
+    assert "removes 1 question (&lt;\\!\\-\\- x \\-\\-&gt; @\u200borg/team)" in note

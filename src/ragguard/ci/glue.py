@@ -441,7 +441,7 @@ def _baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> s
     commit = f"commit `{escape_markdown(stored.commit[:12], 12)}`" if stored.commit else "a commit"
     age = comparison.provenance.age
     old = f", {escape_markdown(age, 40)} older than this run" if age else ""
-    return f"{which}: {commit} on `{escape_markdown(stored.branch, 100)}`{old}"
+    return f"{which}: {commit} on {escape_markdown(stored.branch, 100)}{old}"
 
 
 def _head_results(

@@ -113,7 +113,8 @@ def gate_note(
     """The comment's top lines: whose gate rules judged, against which baseline (``baseline``,
     markdown), and what the pull request changes of the gate (and of ``option_changes``:
     the ``baseline:`` section, from :func:`baseline_changes`)."""
-    branch = f"`{escape_markdown(source.branch or 'the target branch', 100)}`"
+    branch = escape_markdown(source.branch or "the target branch", 100)  # no code span: a
+    # branch name may hold a backtick
     at = f" at `{source.commit[:12]}`" if source.commit else ""
     against = f" Compared with {baseline}." if baseline else ""
     rule_changes = (
