@@ -317,6 +317,26 @@ def test_an_override_needs_a_reason(fake: FakeGitHub, fake_repo: Repo, suite: Pa
     assert "a reason is required" in replies(fake_repo, number)[0]
 
 
+def test_there_is_nothing_to_accept_before_a_result_or_on_a_pass(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    main_with_config(fake, fake_repo)
+    save_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo, {"prompt.txt": b"be brief"})
+    fake_repo.roles["maintainer"] = "write"
+
+    early = accept_comment(fake, number, "maintainer", "/ragguard accept fine")
+    assert run_accept(fake, suite, early)[0] == ""
+    run_pull(fake, fake_repo, suite, number)  # passes
+    late = accept_comment(fake, number, "maintainer", "/ragguard accept fine")
+    assert run_accept(fake, suite, late)[0] == ""
+
+    first, second = replies(fake_repo, number)
+    assert "has no finished result on the head" in first
+    assert "already passes" in second
+    assert head_status(fake, fake_repo, number)[1] != "accepted by @maintainer: fine"
+
+
 # ----- item 3: which runs may save a baseline ------------------------------------------------
 
 
