@@ -171,6 +171,7 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
     assert [f"{r.method} {r.operation.split(' ', 1)[1]}" for r in fake.api_requests()[before:]] == [
         "POST /repos/{owner}/{repo}/statuses/{sha}",
         "GET /repos/{owner}/{repo}/compare/{basehead}",
+        "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's ragguard.yml: its gate
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's baseline
         "POST /repos/{owner}/{repo}/statuses/{sha}",  # before the comment, which says if it failed
         "GET /repos/{owner}/{repo}/contents/{path}",  # the history, for the trend chart

@@ -89,3 +89,28 @@ def test_merge_group_of_an_unchanged_change_passes(
 
     assert (outcome.state, outcome.exit_code) == ("success", 0)
     assert fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"].state == "success"
+
+
+def test_a_merge_group_is_judged_by_its_bases_gate_not_the_queued_ragguard_yml(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """The queued head holds the pull request's ragguard.yml; a loosened gate in it must not
+    let the queue merge what the pull request's own run was refused for."""
+    loosened = CONFIG + "gate:\n  critical: false\n  metrics:\n    faithfulness: {max_drop: 1.0}\n"
+    fake.commit(fake_repo, "main", {"ragguard.yml": CONFIG.encode()}, "Add ragguard")
+    save_main_baseline(fake, fake_repo, suite)
+    base = fake_repo.refs["heads/main"]
+    fake.branch_from(fake_repo, QUEUE_BRANCH, "main")
+    head = fake.commit(fake_repo, QUEUE_BRANCH, {"ragguard.yml": loosened.encode()}, "#7").sha
+    (suite / "ragguard.yml").write_text(loosened)  # the checkout is the queued head
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+    settings = settings_for(fake, suite, "merge_group", merge_group_event(head, base))
+    lines: list[str] = []
+
+    outcome = run_ci(settings, collaborators(settings, lines))
+
+    assert (outcome.state, outcome.exit_code) == ("failure", 1)
+    assert f"ragguard.yml on main at {base[:12]}" in "\n".join(lines)
+    summary = (suite / "step-summary.md").read_text()
+    assert "**This pull request changes the gate:** critical true → false" in summary
+    assert not fake_repo.comments

@@ -119,6 +119,18 @@ def without_outcome(text: str) -> str:
     return f"{first}{newline}{after}" if _OUTCOME.fullmatch(second) else text
 
 
+def note_at_top(note: str, body: str) -> str:
+    """``note`` first in ``body``, after the marker line when the body starts with one (and
+    after the outcome line under it, which must stay the second line)."""
+    first, newline, rest = body.partition("\n")
+    if first.startswith("<!-- ragguard:"):
+        second, after_second, after = rest.partition("\n")
+        if _OUTCOME.fullmatch(second):
+            return first + newline + second + after_second + note + after
+        return first + newline + note + rest
+    return note + body
+
+
 def has_marker(body: str | None, marker: str) -> bool:
     return bool(body) and marker in body.splitlines()[:1]
 

@@ -38,6 +38,13 @@ class EventContext:
     merge_group_head_sha: str | None = None
     merge_group_base_sha: str | None = None
     merge_group_base_ref: str | None = None
+    action: str | None = None
+    comment_body: str | None = None
+    comment_user: str | None = None
+    comment_id: int | None = None
+    comment_created_at: str | None = None
+    issue_number: int | None = None
+    issue_is_pull: bool = False
 
     @property
     def branch(self) -> str | None:
@@ -123,6 +130,8 @@ def read_event(
     run = _object(payload, "workflow_run")
     inputs = _object(payload, "inputs")
     group = _object(payload, "merge_group")
+    issue = _object(payload, "issue")
+    comment = _object(payload, "comment")
     payload_ref = _get(payload, "ref")
     return EventContext(
         name=name,
@@ -143,6 +152,13 @@ def read_event(
         merge_group_head_sha=_text(group, "head_sha"),
         merge_group_base_sha=_text(group, "base_sha"),
         merge_group_base_ref=_text(group, "base_ref"),
+        action=_text(payload, "action"),
+        comment_body=_text(comment, "body"),
+        comment_user=_text(comment, "user", "login"),
+        comment_id=_number(comment, "id"),
+        comment_created_at=_text(comment, "created_at"),
+        issue_number=_number(issue, "number"),
+        issue_is_pull=_get(issue, "pull_request") is not None,
     )
 
 
