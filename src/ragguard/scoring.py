@@ -24,6 +24,7 @@ from ragguard.results import (
 from ragguard.runs import Chunk, RunRecord
 from ragguard.stats import Bootstrap, mean
 from ragguard.testset import Question, TestSet, combined_fingerprint
+from ragguard.usage import Usage
 
 if TYPE_CHECKING:
     from ragguard.metrics.judging import Judge
@@ -68,6 +69,7 @@ def score_question(
         judgments=judgments,
         answer=record.answer,
         latency_ms=record.latency_ms,
+        usage=record.usage,
     )
 
 
@@ -103,6 +105,7 @@ def _result(
     judgments: dict[str, int] | None = None,
     answer: str | None = None,
     latency_ms: float | None = None,
+    usage: Usage | None = None,
 ) -> QuestionResult:
     return QuestionResult(
         id=question.id,
@@ -118,6 +121,7 @@ def _result(
         reference_answer=question.reference_answer,
         answer=answer,
         latency_ms=latency_ms,
+        usage=usage,
         error=error,
         evidence={evidence.key: evidence.grade for evidence in question.evidence},
         judgments=judgments or {},

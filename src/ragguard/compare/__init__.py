@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ragguard.compare.costs import cost_comparisons
 from ragguard.compare.metrics import (
     compare_metric,
     family_adjusted,
@@ -67,6 +68,7 @@ from ragguard.compare.provenance import (
 from ragguard.compare.questions import (
     failed_count,
     id_order,
+    mark_relabel_passes,
     passes,
     per_question_rule,
     question_diff,
@@ -145,6 +147,7 @@ def compare(
             Provenance(),
             baseline_missing=True,
             head_errors=head_errors,
+            costs=cost_comparisons(None, head, (), rules),
         )
     rescored = rescore_baseline(baseline, head)
     # in question-id order: the bootstrap and the sampled tests then do not see file order
@@ -158,6 +161,7 @@ def compare(
         rules,
     )
     questions = question_diffs(rescored, head, rule, relabelled_ids(baseline, head))
+    questions = mark_relabel_passes(questions, baseline, head, rule)
     return _finish(
         head,
         rules,
@@ -176,6 +180,7 @@ def compare(
         n_baseline=len(baseline.questions),
         head_errors=head_errors,
         baseline_errors=failed_count(baseline.questions),
+        costs=cost_comparisons(baseline, head, pairs, rules),
     )
 
 

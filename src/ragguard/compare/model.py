@@ -100,6 +100,8 @@ class QuestionDiff:
     relabelled: bool = False
     baseline_status: str | None = None
     head_status: str | None = None
+    baseline_passed: bool | None = None  # a removed question: whether it passed in the baseline
+    passes_by_relabel: bool = False  # passed before, passes now, fails under the old labels
     error: str | None = None
     misses: tuple[RuleMiss, ...] = ()
     rank_change: RankChange | None = None
@@ -173,6 +175,8 @@ class Comparison:
     head_errors: int = 0
     baseline_errors: int = 0
     head_sha: str | None = None
+    # Latency, tokens and cost per answer (compare/costs.py): lower is better, own budgets.
+    costs: tuple[MetricComparison, ...] = ()
 
     @property
     def incomparable(self) -> bool:

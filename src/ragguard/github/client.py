@@ -26,16 +26,20 @@ from ragguard.github.artifacts import (
 from ragguard.github.comments import (
     MODES,
     CommentOutcome,
+    Outcome,
     comment_marker,
     find_sticky,
+    outcome_of,
     plan_comment,
+    turned_worse,
     with_marker,
 )
 from ragguard.github.connection import GitHubSettings, connect
 from ragguard.github.databranch import DATA_BRANCH, DataBranchStore
 from ragguard.github.errors import GitHubError, github_call
+from ragguard.github.minimize import minimize_comment
 from ragguard.github.pulls import PullInfo, pull_info
-from ragguard.github.statuses import check_state, clip_description, status_context
+from ragguard.github.statuses import StatusInfo, check_state, clip_description, status_context
 
 ACTIONS_BOT = "github-actions[bot]"
 STATUS_RETRIES = 4  # waits 0+2+4+8 s on 5xx; ci/status.py caps the time on all status writes
@@ -118,11 +122,21 @@ class GitHubClient:
             )
 
     def upsert_comment(
-        self, number: int, suite: str, body: str, mode: str = "update", regressed: bool = False
+        self,
+        number: int,
+        suite: str,
+        body: str,
+        mode: str = "update",
+        regressed: bool = False,
+        outcome: Outcome | None = None,
     ) -> CommentOutcome:
-        """Create or update the suite's sticky comment on pull request ``number``."""
+        """Create or update the suite's sticky comment on pull request ``number``.
+
+        ``outcome`` is stored in the comment; in mode ``new-on-worse`` an outcome that turned
+        worse than the stored one posts a new comment and minimises the old one as outdated.
+        """
         marker = comment_marker(suite)
-        text = with_marker(body, marker)
+        text = with_marker(body, marker, outcome)
         if mode not in MODES:
             raise ValueError(f"comment mode {mode!r} is not one of {', '.join(MODES)}")
         if mode == "off":
@@ -132,7 +146,8 @@ class GitHubClient:
         if mode != "new":
             with github_call(f"list comments of #{number}"):
                 existing = find_sticky(issue.get_comments(), marker, self.whoami)
-        action = plan_comment(mode, existing is not None, regressed)
+        worse = existing is not None and turned_worse(outcome_of(existing.body), outcome)
+        action = plan_comment(mode, existing is not None, regressed, worse)
         if action == "skip":
             return CommentOutcome("skipped")
         if action == "update" and existing is not None:
@@ -143,7 +158,67 @@ class GitHubClient:
             return CommentOutcome("updated", existing.id, existing.html_url)
         with github_call(f"comment on #{number}", write=True):
             created = issue.create_comment(text)
+        if action != "replace" or existing is None:
+            return CommentOutcome("created", created.id, created.html_url)
+        return self._replaced(created.id, created.html_url, existing.id, existing.node_id)
+
+    def _replaced(self, new_id: int, url: str, old_id: int, old_node: str) -> CommentOutcome:
+        """The outcome of a replacement, once the old comment is minimised (or why not: the
+        new comment is what notifies, so a failed minimise is reported, not raised)."""
+        try:
+            minimize_comment(self.gh.requester, old_node)
+        except GitHubError as exc:
+            return CommentOutcome("replaced", new_id, url, old_id, str(exc))
+        return CommentOutcome("replaced", new_id, url, old_id)
+
+    def sticky_body(self, number: int, suite: str) -> str | None:
+        """The body of the suite's sticky comment on ``number`` (ours), None when there is none."""
+        issue = self.repo.get_issue(number)
+        with github_call(f"list comments of #{number}"):
+            existing = find_sticky(issue.get_comments(), comment_marker(suite), self.whoami)
+        return existing.body if existing is not None else None
+
+    def reply(self, number: int, body: str) -> CommentOutcome:
+        """A plain comment on ``number`` (no marker: never taken for the sticky one)."""
+        with github_call(f"comment on #{number}", write=True):
+            created = self.repo.get_issue(number).create_comment(body)
         return CommentOutcome("created", created.id, created.html_url)
+
+    # ----- governance ----------------------------------------------------------------------
+
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        """The content of ``path`` at ``ref`` (a commit), None when no such file is there."""
+        with github_call(f"read {path} at {ref[:12]}"):
+            try:
+                found = self.repo.get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+        return None if isinstance(found, list) else found.decoded_content
+
+    def permission(self, login: str) -> str:
+        """``admin``, ``write``, ``read`` or ``none``: what ``login`` may do here (``maintain``
+        counts as write and ``triage`` as read in this answer)."""
+        with github_call(f"read the permission of {login}"):
+            try:
+                return self.repo.get_collaborator_permission(login)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return "none"
+                raise
+
+    def status_of(self, sha: str, suite: str) -> StatusInfo | None:
+        """The newest ``ragguard/<suite>`` status on ``sha``, None when it was never set."""
+        context = status_context(suite)
+        with github_call(f"read the statuses of {sha[:12]}"):
+            for status in self.repo.get_commit(sha).get_combined_status().statuses:
+                if status.context == context:
+                    when = status.updated_at or status.created_at
+                    return StatusInfo(
+                        status.state, status.description or "", when.isoformat() if when else None
+                    )
+        return None
 
     # ----- baselines -----------------------------------------------------------------------
 
