@@ -46,9 +46,9 @@ def test_latency_is_compared_in_seconds_with_the_paired_test_on_per_question_lat
     p50 = latency["latency_p50"]
     assert p50.baseline == pytest.approx(0.135) and p50.head == pytest.approx(0.435)
     assert p50.delta == pytest.approx(0.3)  # positive: slower, which is worse
-    expected = paired_test(
-        [q.latency_ms / 1000 for q in before.questions],
+    expected = paired_test(  # one-sided for a rise: the sides of the drop test swapped
         [q.latency_ms / 1000 for q in after.questions],
+        [q.latency_ms / 1000 for q in before.questions],
         binary=False,
     )
     assert (p50.p_value, p50.test) == (expected.p_value, expected.method)

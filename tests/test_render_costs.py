@@ -47,7 +47,7 @@ def test_a_latency_budget_failure_is_a_row_and_a_reason() -> None:
     comparison = compare(results(latency=100.0), head_results(latency=400.0), rules)
     comment = render_comment(comparison)
     assert (
-        "| `latency_p95` | 0.17s | 0.47s | ▲ +0.30s (+180%), worse | p = 0.008 | ❌ over budget |"
+        "| `latency_p95` | 0.17s | 0.47s | ▲ +0.30s (+180%), worse | p = 0.004 | ❌ over budget |"
         in comment
     )
     assert "- ❌ `latency_p95`: rose 180%, 0.17s → 0.47s (more than max_increase 20%" in comment

@@ -119,7 +119,9 @@ def _compared(
         )
     before, after = [b for b, _ in paired], [h for _, h in paired]
     if of not in tests:
-        tests[of] = paired_test(before, after, binary=False)
+        # the paired tests are one-sided for a drop; a cost is worse when it rises, so the
+        # sides are swapped: a drop from head to baseline is a rise from baseline to head
+        tests[of] = paired_test(after, before, binary=False)
     test = tests[of]
     old, new = summarise(name, before), summarise(name, after)
     low = high = None
