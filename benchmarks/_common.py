@@ -76,14 +76,14 @@ def environment() -> str:
     )
 
 
-def installed_bytecode_env(cache: Path) -> dict[str, str]:
-    """This environment for a child process that finds compiled bytecode as an installed
-    package has it (pip compiles a wheel's modules at install time).
+def use_installed_bytecode(cache: Path) -> None:
+    """Let this process's children find compiled bytecode as an installed package has it
+    (pip compiles a wheel's modules at install time).
 
     A ``PYTHONDONTWRITEBYTECODE`` inherited from the shell would make every child compile
     ragguard's modules again (an editable install has no bytecode of its own), a cost no
-    installed user pays: the children write their bytecode under ``cache`` instead, and a
-    warm-up run fills it before anything is timed.
+    installed user pays: the children write their bytecode under ``cache`` instead, and the
+    caller's untimed warm-up run fills it before anything is timed.
     """
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPYCACHEPREFIX": str(cache)}
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(cache)

@@ -6,9 +6,10 @@ interleaved with `python -c pass` (the interpreter's own start, the floor). The 
 each (the least disturbed by other processes on a busy machine), the median and the best
 CPU time of the process (user + system, from the OS) are printed, with the target: under
 0.25 s. The children find compiled bytecode as an installed package has it (one untimed
-round writes it to a temporary cache; see ``_common.installed_bytecode_env``);
-``--no-bytecode`` measures them compiling every module of ragguard on each start instead,
-as they do under an inherited ``PYTHONDONTWRITEBYTECODE``.
+round writes it to a temporary cache; see ``_common.use_installed_bytecode``);
+``--no-bytecode`` keeps the inherited environment instead: under ``PYTHONDONTWRITEBYTECODE``
+(set on the development VM) an editable install compiles every module of ragguard on each
+start.
 
     python benchmarks/startup.py
     python benchmarks/startup.py --repeat 30
@@ -26,7 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from _common import environment, installed_bytecode_env
+from _common import environment, use_installed_bytecode
 
 TARGET = 0.25
 TESTSET = """\
@@ -42,11 +43,11 @@ def ragguard_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "ragguard"]
 
 
-def timed(command: Sequence[str], env: dict[str, str] | None) -> tuple[float, float]:
+def timed(command: Sequence[str]) -> tuple[float, float]:
     """Wall time around the process, and its CPU time (user + system) from ``os.wait4``."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     assert process.stderr is not None
     errors = process.stderr.read()
@@ -60,12 +61,17 @@ def timed(command: Sequence[str], env: dict[str, str] | None) -> tuple[float, fl
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--no-bytecode", action="store_true", help="compile on every start")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="keep the inherited environment's bytecode setting",
+    )
     args = parser.parse_args(argv)
     ragguard = ragguard_command()
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
-        env = None if args.no_bytecode else installed_bytecode_env(folder / "bytecode")
+        if not args.no_bytecode:
+            use_installed_bytecode(folder / "bytecode")
         (folder / "t.yaml").write_text(TESTSET)
         (folder / "r.jsonl").write_text(RUN)
         commands = {
@@ -78,13 +84,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             ],
         }  # fmt: skip
         for command in commands.values():
-            timed(command, env)  # untimed: writes the bytecode cache
+            timed(command)  # untimed: writes the bytecode cache
         timings: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
         for _ in range(args.repeat):
             for label, command in commands.items():
-                timings[label].append(timed(command, env))
+                timings[label].append(timed(command))
     print(environment())
-    bytecode = "compiling on every start" if args.no_bytecode else "bytecode cached"
+    bytecode = "bytecode as inherited" if args.no_bytecode else "bytecode cached"
     print(f"{args.repeat} runs of each, interleaved, {bytecode}; target under {TARGET} s")
     floor = min(wall for wall, _ in timings["python -c pass"])
     for label, runs in timings.items():
