@@ -538,7 +538,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         "".join(tags)  # every item a string: checked in C
     except (KeyError, TypeError, OverflowError):  # any doubt: the checking reader decides
         return None
-    return _built_question(
+    return question_result(
         id=texts[0],
         question=texts[1],
         status=sys.intern(texts[2]),
@@ -560,14 +560,15 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
 
 
 # Each field's slot setter: a frozen dataclass's __init__ sets every field through
-# object.__setattr__, which made building the questions a third of reading a large file.
+# object.__setattr__, three times slower (a third of reading a large file's questions).
 _SLOT_SETTERS = tuple(
     (field.name, QuestionResult.__dict__[field.name].__set__) for field in fields(QuestionResult)
 )
 
 
-def _built_question(**values: Any) -> QuestionResult:
-    """``QuestionResult(**values)`` for checked values of every field, slots set directly."""
+def question_result(**values: Any) -> QuestionResult:
+    """``QuestionResult(**values)`` for checked values of every field (each one given),
+    its slots set directly: for the bulk paths, reading a results file and scoring a run."""
     question = object.__new__(QuestionResult)
     for name, set_slot in _SLOT_SETTERS:
         set_slot(question, values[name])

@@ -134,9 +134,15 @@ def _header(file: IO[bytes]) -> dict[str, Any]:
     return data
 
 
+_SCAN = STRICT_JSON.scan_once  # raw_decode without its wrapper: one call a question line
+
+
 def _whole(text: str, start: int = 0, end: int | None = None) -> Any:
     """The JSON value that spans ``text[start:end]`` exactly."""
-    value, stop = STRICT_JSON.raw_decode(text, start)
+    try:
+        value, stop = _SCAN(text, start)
+    except StopIteration:
+        raise _NotWritten from None
     if stop != (len(text) if end is None else end):
         raise _NotWritten
     return value

@@ -20,6 +20,7 @@ from ragguard.results import (
     MetricSummary,
     QuestionResult,
     Results,
+    question_result,
 )
 from ragguard.runs import Chunk, RunRecord
 from ragguard.stats import Bootstrap, mean
@@ -104,7 +105,7 @@ def _result(
     answer: str | None = None,
     latency_ms: float | None = None,
 ) -> QuestionResult:
-    return QuestionResult(
+    return question_result(
         id=question.id,
         question=question.question,
         status=status,
@@ -117,6 +118,7 @@ def _result(
         tags=question.tags,
         reference_answer=question.reference_answer,
         answer=answer,
+        sentences=(),
         latency_ms=latency_ms,
         error=error,
         evidence={evidence.key: evidence.grade for evidence in question.evidence},
