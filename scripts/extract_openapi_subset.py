@@ -49,6 +49,7 @@ OPERATIONS: list[tuple[str, str]] = [
     ("GET", R + "/commits/{ref}/status"),
     ("GET", R + "/commits/{ref}/statuses"),
     ("GET", R + "/compare/{basehead}"),
+    ("GET", R + "/collaborators/{username}/permission"),
     ("GET", R + "/contents/{path}"),
     ("PUT", R + "/contents/{path}"),
     ("GET", R + "/git/ref/{ref}"),
@@ -77,6 +78,10 @@ EVENTS: dict[str, tuple[str, Predicate]] = {
     ),
     "push.json": ("push", lambda e: str(e.get("ref", "")).startswith("refs/heads/")),
     "workflow_dispatch.json": ("workflow_dispatch", lambda e: True),
+    "issue_comment.created.json": (
+        "issue_comment",
+        lambda e: e.get("action") == "created",  # no example is on a pull request: tests add it
+    ),
     "workflow_run.completed.json": (
         "workflow_run",
         lambda e: (

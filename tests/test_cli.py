@@ -162,3 +162,13 @@ def test_a_one_question_score_loads_no_template_table_or_http_library(tmp_path: 
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.splitlines()[-1] == "[]"
     assert "hit_rate@1" in completed.stdout
+
+
+def test_help_lists_commands_in_the_order_of_use_with_whole_summaries(ragguard_cli):
+    result = ragguard_cli("--help")
+
+    commands = result.stdout.split("Commands:\n", 1)[1]
+    names = [line.split()[0] for line in commands.splitlines() if line[2:3].strip()]
+    assert names[:5] == ["demo", "init", "run", "score", "compare"]
+    assert "import" in names and names.index("ci") > names.index("calibrate")
+    assert "..." not in commands

@@ -29,6 +29,7 @@ from ragguard.compare import (
     INCOMPARABLE,
     NEWLY_FAILING,
     PASS,
+    PASSING,
     REMOVED,
     STILL_FAILING,
     WARN,
@@ -128,6 +129,24 @@ def test_relabel_that_shows_a_real_regression_still_does() -> None:
     assert diff.kind == NEWLY_FAILING
 
 
+def test_a_relabel_that_turns_a_regression_into_a_pass_counts_like_a_removal() -> None:
+    # the retriever lost the "auth" chunk; the change relabels what it now returns as relevant
+    moved = replace(QUESTIONS[0], relevant={"changelog": 2})  # the first filler chunk
+    baseline = results()
+    head = head_results(
+        {"auth-token": 0}, questions=(moved, *QUESTIONS[1:]), run_questions=QUESTIONS
+    )
+    assert head.by_id["auth-token"].metrics["hit_rate@3"] == 1.0  # under the new label
+    comparison = compare(baseline, head, RULES)
+    diff = next(q for q in comparison.questions if q.id == "auth-token")
+    assert (diff.relabelled, diff.kind, diff.passes_by_relabel) == (True, PASSING, True)
+    assert [(r.tier, r.text, r.subject) for r in comparison.reasons] == [
+        (FAIL, "relabelled; passes only under the new labels", "auth-token")
+    ]
+    warned = compare(baseline, head, GateRules(on_removed="warn"))
+    assert warned.verdict == WARN
+
+
 def test_drift_added_and_removed_are_counted_not_compared() -> None:
     extra = Question(
         "webhook-sign", "How are webhooks signed?", {"webhooks": 2}, tags=("webhooks",)
@@ -139,7 +158,30 @@ def test_drift_added_and_removed_are_counted_not_compared() -> None:
     assert [q.id for q in comparison.of_kind(REMOVED)] == ["auth-token"]
     assert comparison.n_paired == len(QUESTIONS) - 1
     assert all(m.n == len(QUESTIONS) - 1 for m in comparison.metrics)
+    # auth-token passed in the baseline: removing it fails the gate (gate.on_removed)
+    assert comparison.verdict == FAIL
+    assert [(r.tier, r.subject) for r in comparison.reasons] == [(FAIL, "auth-token")]
+    warned = compare(baseline, head, GateRules(on_removed="warn"))
+    assert [(r.tier, r.subject) for r in warned.reasons] == [(WARN, "auth-token")]
+
+
+def test_a_removed_question_that_failed_in_the_baseline_does_not_count() -> None:
+    baseline = results({"auth-token": 0}, questions=QUESTIONS)  # auth-token missed at 3
+    head = head_results(questions=QUESTIONS[1:])
+    comparison = compare(baseline, head, RULES)
+    (removed,) = comparison.of_kind(REMOVED)
+    assert (removed.id, removed.baseline_passed) == ("auth-token", False)
     assert comparison.verdict == PASS
+
+
+def test_a_question_critical_in_the_baseline_stays_critical_until_merged() -> None:
+    critical = tuple(replace(q, critical=True) if q.id == "retry-429" else q for q in QUESTIONS)
+    baseline = results(questions=critical)
+    head = head_results({"retry-429": 0}, questions=QUESTIONS)  # the change unmarks it
+    comparison = compare(baseline, head, RULES)
+    assert ("critical question newly fails", "retry-429") in [
+        (r.text, r.subject) for r in comparison.reasons
+    ]
 
 
 def test_fixed_questions() -> None:

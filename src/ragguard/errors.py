@@ -45,6 +45,11 @@ class Where:
         self.line = line
         self.key_lines = key_lines or {}
 
+    @property
+    def place(self) -> str:
+        """``FILE:LINE`` (or ``FILE`` when the line is not known), for lists of places."""
+        return self.source if self.line is None else f"{self.source}:{self.line}"
+
     def error(self, message: str, key: str | None = None) -> InputError:
         top_key = key.split(".")[0].split("[")[0] if key else None
         line = self.key_lines.get(top_key, self.line) if top_key else self.line

@@ -29,6 +29,9 @@ DEFAULT_MAX_DROP = 0.05
 DEFAULT_WARN_DROP = 0.0
 DEFAULT_MAX_ERROR_RATE = 0.05
 INCOMPARABLE_CHOICES = ("fail", "warn")
+REMOVED_CHOICES = ("fail", "warn")
+# where a pull request run takes its gate from; read only from the target branch's ragguard.yml
+RULES_FROM_CHOICES = ("target", "pull-request")
 
 GENERATION_METRICS = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
 
@@ -38,6 +41,8 @@ GATE_KEYS = (
     "warn_drop",
     "max_error_rate",
     "on_incomparable",
+    "on_removed",
+    "rules_from",
     "critical",
     "per_question",
     "metrics",
@@ -65,6 +70,8 @@ class GateRules:
     per_question: Mapping[str, float] | None = None
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
     on_incomparable: str = "fail"
+    on_removed: str = "fail"
+    rules_from: str = "target"
     critical_blocks: bool = True
     source: str = ""
 
@@ -118,6 +125,8 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
         per_question=_per_question(reader, section),
         max_error_rate=reader.fraction(section, "max_error_rate", "gate", DEFAULT_MAX_ERROR_RATE),
         on_incomparable=reader.choice(section, "on_incomparable", "gate", INCOMPARABLE_CHOICES),
+        on_removed=reader.choice(section, "on_removed", "gate", REMOVED_CHOICES),
+        rules_from=reader.choice(section, "rules_from", "gate", RULES_FROM_CHOICES),
         critical_blocks=reader.boolean(section, "critical", "gate", True),
         source=str(source),
     )

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from ci_fixtures import event_payload
 
-from ragguard.ci.activity import BASELINE, EVALUATE, PUBLISH, PULL_REQUEST, choose_activity
+from ragguard.ci.activity import (
+    ACCEPT,
+    BASELINE,
+    EVALUATE,
+    IGNORE,
+    PUBLISH,
+    PULL_REQUEST,
+    choose_activity,
+)
 from ragguard.errors import InputError
 from ragguard.github import read_event
 
@@ -58,14 +66,63 @@ def test_workflow_dispatch_with_pr_re_evaluates_that_pull_request() -> None:
     assert activity.head_sha is None  # looked up through the API, not trusted from the ref
 
 
-def test_schedule_saves_the_baseline_of_the_branch_it_runs_on() -> None:
+def test_schedule_evaluates_against_the_baseline_of_its_branch_and_never_saves() -> None:
     event = read_event("schedule", {"schedule": "0 3 * * *"}, ref="refs/heads/main", sha="abc1234")
     activity = choose_activity(event)
     assert (activity.kind, activity.target_branch, activity.head_sha) == (
-        BASELINE,
+        EVALUATE,
         "main",
         "abc1234",
     )
+    assert not activity.save_baseline
+    with pytest.raises(InputError, match="only from a push to the default branch"):
+        choose_activity(event, mode="baseline")
+
+
+def test_mode_baseline_saves_only_on_a_dispatch_or_a_push_to_the_default_branch() -> None:
+    elsewhere = read_event("push", {**event_payload("push"), "ref": "refs/heads/experiment"})
+    with pytest.raises(InputError, match="may not save a baseline"):
+        choose_activity(elsewhere, mode="baseline")
+    dispatch = {**event_payload("workflow_dispatch"), "ref": "refs/heads/release-1"}
+    activity = choose_activity(read_event("workflow_dispatch", dispatch), mode="baseline")
+    assert (activity.kind, activity.target_branch, activity.save_baseline) == (
+        BASELINE,
+        "release-1",
+        True,
+    )
+    after_dispatch = read_event("workflow_run", event_payload("workflow_run.completed"))
+    with pytest.raises(InputError, match="may not save a baseline"):
+        choose_activity(after_dispatch, mode="baseline")  # a repository_dispatch run
+
+
+def comment_event(body: str, action: str = "created", on_pull: bool = True) -> dict:
+    payload = event_payload("issue_comment.created")
+    payload["action"] = action
+    payload["comment"]["body"] = body
+    if on_pull:
+        payload["issue"]["pull_request"] = {"url": "https://api.github.com/repos/o/r/pulls/1"}
+    return payload
+
+
+def test_a_new_accept_comment_on_a_pull_request_is_an_acceptance() -> None:
+    event = read_event("issue_comment", comment_event("/ragguard accept the judge drifted"))
+    activity = choose_activity(event)
+    assert (activity.kind, activity.pr) == (ACCEPT, 1)
+    assert event.comment_user == "Codertocat"
+
+
+@pytest.mark.parametrize(
+    ("body", "action", "on_pull"),
+    [
+        ("/ragguard accept ok", "edited", True),  # an edit is not a new command
+        ("/ragguard accept ok", "created", False),  # an issue, not a pull request
+        ("looks good to me", "created", True),
+        ("/ragguard acceptable", "created", True),
+    ],
+)
+def test_other_comments_are_ignored(body: str, action: str, on_pull: bool) -> None:
+    event = read_event("issue_comment", comment_event(body, action, on_pull))
+    assert choose_activity(event).kind == IGNORE
 
 
 def test_workflow_run_publishes() -> None:

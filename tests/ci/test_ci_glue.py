@@ -170,6 +170,7 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
     assert [f"{r.method} {r.operation.split(' ', 1)[1]}" for r in fake.api_requests()[before:]] == [
         "POST /repos/{owner}/{repo}/statuses/{sha}",
         "GET /repos/{owner}/{repo}/compare/{basehead}",
+        "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's ragguard.yml: its gate
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's baseline
         "POST /repos/{owner}/{repo}/statuses/{sha}",  # before the comment, which says if it failed
         "GET /repos/{owner}/{repo}/contents/{path}",  # the history, for the trend chart
@@ -189,6 +190,24 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
     assert outputs["results-path"] == str(suite / "ragguard-results" / "results.json")
     assert "Compared with the merge base's baseline" in (suite / "step-summary.md").read_text()
     assert any("baseline: the merge base's" in line for line in lines)
+
+
+def test_a_first_pull_request_without_a_baseline_is_not_called_a_pass(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    number = open_pull(fake, fake_repo)
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+    settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+
+    outcome = run_ci(settings, collaborators(settings, []))
+
+    assert (outcome.comparison.verdict, outcome.state) == ("pass", "success")
+    head = fake_repo.pulls[number].head_sha
+    status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
+    assert status.description == (
+        "no baseline yet: 1 of 2 questions fail (1 critical); "
+        "the comparison starts once a baseline is saved"
+    )
 
 
 def test_second_run_updates_the_same_comment(

@@ -284,6 +284,40 @@ def test_workflow_dispatch_with_pr_re_evaluates_the_pull_request_head(
     assert fake.file_at(fake_repo, "ragguard-data", f"main/{SUITE}/{fixed}.json") is None
 
 
+def comment_payload(git: GitRepo, number: int, login: str, body: str, when: str) -> dict[str, Any]:
+    payload = json.loads((EVENTS / "issue_comment.created.json").read_text(encoding="utf-8"))
+    payload["issue"]["number"] = number
+    payload["issue"]["pull_request"] = {"url": f"https://api.github.com/pulls/{number}"}
+    payload["comment"].update(body=body, created_at=when)
+    payload["comment"]["user"]["login"] = login
+    payload["repository"]["full_name"] = git.full_name
+    payload["repository"]["default_branch"] = "main"
+    return payload
+
+
+@pytest.mark.e2e
+def test_a_maintainers_accept_comment_runs_only_the_accept_job_and_turns_the_status_green(
+    act: Act, main_with_baseline: str, git_repo: GitRepo, fake: FakeGitHub, fake_repo: Repo
+) -> None:
+    answers = {**GOOD_ANSWERS, "retry-after-429": HALLUCINATION}
+    number, head = open_pull(act, git_repo, fake, fake_repo, answers)
+    assert run_pull(act, git_repo, number, head).returncode != 0
+    fake_repo.roles["maintainer"] = "admin"
+    when = fake.tick().isoformat().replace("+00:00", "Z")
+    git_repo.switch("main")  # issue_comment runs the default branch's workflow and code
+    payload = comment_payload(git_repo, number, "maintainer", "/ragguard accept known", when)
+
+    run = act.run("issue_comment", payload, workflow_path(git_repo))
+
+    assert run.returncode == 0, run.output
+    assert "[ragguard/accept " in run.output
+    assert "[ragguard/baseline" not in run.output and "[ragguard/pull-request]" not in run.output
+    status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
+    assert (status.state, status.description) == ("success", "accepted by @maintainer: known")
+    [comment] = our_comments(fake_repo, number)
+    assert "**Accepted by @maintainer** for commit" in comment
+
+
 PUBLISH_WORKFLOW = PROJECT_ROOT / "docs" / "workflows" / "ragguard-publish.yml"
 FORK_TOKEN = "ghs_forkReadOnlyToken"
 

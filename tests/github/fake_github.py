@@ -205,6 +205,8 @@ class Repo:
     statuses: list[Status] = field(default_factory=list)
     runs: dict[int, WorkflowRun] = field(default_factory=dict)
     artifacts: dict[int, Artifact] = field(default_factory=dict)
+    # login -> role: admin, maintain, write, triage or read (anyone else: none)
+    roles: dict[str, str] = field(default_factory=dict)
 
     @property
     def full_name(self) -> str:
@@ -926,6 +928,7 @@ class FakeGitHub:
             "repos/get-combined-status-for-ref": self._combined_status,
             "repos/list-commit-statuses-for-ref": self._list_statuses,
             "repos/compare-commits-with-basehead": self._compare,
+            "repos/get-collaborator-permission-level": self._permission,
             "repos/get-content": self._get_content,
             "repos/create-or-update-file-contents": self._put_content,
             "git/get-ref": self._get_ref,
@@ -1167,6 +1170,35 @@ class FakeGitHub:
             },
             {},
         )
+
+    def _permission(self, ctx: Ctx) -> Response:
+        """GitHub folds the role into admin/write/read/none: maintain is write, triage read."""
+        assert ctx.repo is not None
+        login = ctx.param("username")
+        role = ctx.repo.roles.get(login, "none")
+        permission = {"maintain": "write", "triage": "read"}.get(role, role)
+        user = {
+            **self._user_json(login),
+            "node_id": f"U_{login}",
+            "avatar_url": f"https://avatars.example/{quote(login)}",
+            "gravatar_id": "",
+            "role_name": role,
+            **{
+                f"{name}_url": f"{self.url}/users/{quote(login)}/{name}"
+                for name in (
+                    "events",
+                    "followers",
+                    "following",
+                    "gists",
+                    "organizations",
+                    "received_events",
+                    "repos",
+                    "starred",
+                    "subscriptions",
+                )
+            },
+        }
+        return 200, {"permission": permission, "role_name": role, "user": user}, {}
 
     def _get_content(self, ctx: Ctx) -> Response:
         repo = ctx.repo

@@ -3,15 +3,18 @@
 | event | activity |
 | --- | --- |
 | ``pull_request`` (opened, synchronize, reopened, ...) | evaluate the PR, comment, gate it |
-| ``push`` / ``schedule`` / ``workflow_dispatch`` on the default branch | evaluate, save the baseline |
-| ``push`` / ``schedule`` / ``workflow_dispatch`` on another ref | evaluate against the baseline, report |
+| ``push`` / ``workflow_dispatch`` on the default branch | evaluate, save the baseline |
+| ``push`` / ``workflow_dispatch`` on another ref, ``schedule`` | evaluate against the baseline |
 | ``workflow_dispatch`` with ``pr: N`` | re-evaluate PR N, comment and status on its head |
 | ``workflow_run`` | publish what a fork PR's read-only run left as an artifact |
+| ``issue_comment`` ``/ragguard accept <reason>`` on a PR | accept its regression (ci/accept.py) |
 
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
-the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. Saving a baseline is refused
-for ``pull_request`` and ``pull_request_target`` events whatever the mode: those runs execute
-the pull request's code; and for a ``workflow_run`` that follows anything but a push.
+the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. A baseline is saved only from
+a push to the default branch or an explicit ``workflow_dispatch`` (``mode: baseline`` on a
+dispatch saves the baseline of the branch it runs on; so does one on a ``workflow_run`` that
+follows a push): a scheduled run, a push elsewhere or a pull request never replaces it, so the
+newest run does not become the approved baseline just because it is the newest.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from ragguard.errors import InputError
 from ragguard.github import EventContext
 
 PULL_REQUEST, BASELINE, EVALUATE, PUBLISH = "pull-request", "baseline", "evaluate", "publish"
+ACCEPT, IGNORE = "accept", "ignore"
 PULL_EVENTS = ("pull_request", "pull_request_target")
-TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch")
+SAVING_EVENTS = ("push", "workflow_dispatch")
+ACCEPT_COMMAND = "/ragguard accept"
 
 
 @dataclass(frozen=True)
@@ -41,21 +46,52 @@ class Activity:
 
 def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = None) -> Activity:
     """The activity for ``event``; ``mode`` (the input) and ``pr`` override the event's choice."""
+    if event.name == "issue_comment":
+        return _comment_command(event)
     activity = _from_event(event, pr) if mode == "auto" else _forced(event, mode, pr)
     if activity.save_baseline and event.name in PULL_EVENTS:
         raise InputError(
             "input mode",
             f"a {event.name} run executes the pull request's code and may not save a baseline; "
-            "baselines are saved from push, schedule or workflow_dispatch runs",
+            "baselines are saved from a push to the default branch or a workflow_dispatch",
         )
     if activity.save_baseline and event.name == "workflow_run" and event.run_event != "push":
         raise InputError(
             "input mode",
             f"a workflow_run after a {event.run_event or 'unknown'} run may hold a pull "
-            "request's results and may not save a baseline; baselines are saved from push, "
-            "schedule or workflow_dispatch runs (or a workflow_run after a push)",
+            "request's results and may not save a baseline; baselines are saved from a push "
+            "to the default branch or a workflow_dispatch (or a workflow_run after a push)",
+        )
+    if activity.save_baseline and not _may_save(event):
+        raise InputError(
+            "input mode",
+            f"a {event.name} run on {event.branch or event.ref or 'this ref'} may not save a "
+            "baseline: baselines are saved only from a push to the default branch or an "
+            "explicit workflow_dispatch (see docs/action.md)",
         )
     return activity
+
+
+def _may_save(event: EventContext) -> bool:
+    """A dispatch, a push to the default branch, or (``mode: baseline``) a workflow_run
+    that follows a push: the second stage of a push's pipeline."""
+    if event.name in ("workflow_dispatch", "workflow_run"):
+        return True
+    return event.name == "push" and event.on_default_branch
+
+
+def _comment_command(event: EventContext) -> Activity:
+    """``/ragguard accept <reason>`` as a new comment on a pull request; anything else is
+    ignored (an edited comment too: the command is what was posted, not what it became)."""
+    body = (event.comment_body or "").strip()
+    command = body.split(None, 2)[:2] == ACCEPT_COMMAND.split()
+    if event.action != "created" or not event.issue_is_pull or not command:
+        return Activity(IGNORE, "issue_comment: not a new /ragguard accept on a pull request")
+    return Activity(
+        ACCEPT,
+        f"issue_comment on #{event.issue_number}: {ACCEPT_COMMAND} by {event.comment_user}",
+        pr=event.issue_number,
+    )
 
 
 def _from_event(event: EventContext, pr: int | None) -> Activity:
@@ -68,13 +104,12 @@ def _from_event(event: EventContext, pr: int | None) -> Activity:
     if event.name == "schedule" and event.branch:
         # GitHub runs scheduled workflows on the default branch; the payload does not say so.
         return Activity(
-            BASELINE,
-            f"schedule on {event.branch}: evaluate and save the baseline",
+            EVALUATE,
+            f"schedule on {event.branch}: evaluate against its baseline (not saved)",
             head_sha=event.sha,
             target_branch=event.branch,
-            save_baseline=True,
         )
-    if event.name in TRUSTED_EVENTS and event.on_default_branch:
+    if event.name in SAVING_EVENTS and event.on_default_branch:
         return Activity(
             BASELINE,
             f"{event.name} on the default branch {event.branch}: evaluate and save the baseline",

@@ -27,11 +27,20 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from ragguard.ci.activity import BASELINE, PUBLISH, PULL_REQUEST, Activity, choose_activity
+from ragguard.ci.accept import Command, accept
+from ragguard.ci.activity import (
+    ACCEPT,
+    BASELINE,
+    IGNORE,
+    PUBLISH,
+    PULL_REQUEST,
+    Activity,
+    choose_activity,
+)
 from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
 from ragguard.ci.parts import merge_shard_results
 from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
@@ -42,10 +51,18 @@ from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.trend import trend_markdown
+from ragguard.ci.trusted import (
+    GateSource,
+    baseline_changes,
+    choose_gate,
+    gate_note,
+    target_document,
+)
 from ragguard.compare import (
     ERROR,
     FAIL,
     INCOMPARABLE,
+    PASS,
     WARN,
     Comparison,
     Provenance,
@@ -64,6 +81,7 @@ from ragguard.github import (
     ReadOnlyTokenError,
     StoredBaseline,
 )
+from ragguard.github.comments import note_at_top
 from ragguard.render import (
     SUMMARY_LIMIT_BYTES,
     comparison_json,
@@ -72,6 +90,7 @@ from ragguard.render import (
     render_comment,
     render_summary,
 )
+from ragguard.render.questions import failing_questions
 from ragguard.results import Results, load_results, results_from_dict, write_results
 from ragguard.shards import Shard
 from ragguard.sources import parse_json_value
@@ -101,6 +120,7 @@ class Collaborators:
         default=lambda *args: rerun_in_worktree(*args)
     )
     log: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
+    repo_path: Callable[[Path], str] = field(default=lambda path: git_repo_path(path))
 
 
 @dataclass(frozen=True)
@@ -132,6 +152,12 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     if activity.kind == PUBLISH:
         _refuse_shard_inputs(settings)
         return _publish(settings, collaborators)
+    if activity.kind == IGNORE:
+        write_outputs(settings.output_file, {"status": ""})
+        return CiOutcome(None, "", EXIT_OK, None, None, False)
+    if activity.kind == ACCEPT:
+        _refuse_shard_inputs(settings)
+        return _accept(settings, collaborators, activity)
     config = load_config(settings.config)
     rules = gate_rules_of(config)
     opts = ci_options(settings, config)
@@ -223,6 +249,23 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
     return CiOutcome(None, states, EXIT_OK, None, None, False)
 
 
+def _accept(settings: CiSettings, collab: Collaborators, activity: Activity) -> CiOutcome:
+    """A ``/ragguard accept`` comment: honoured or refused, and either way on record."""
+    config = load_config(settings.config)  # the default branch's: issue_comment runs there
+    event = settings.event
+    assert activity.pr is not None
+    command = Command(
+        activity.pr, event.comment_user or "", event.comment_body or "", event.comment_created_at
+    )
+    done = accept(collab.github, command, config.suite)
+    line = f"ragguard: {config.suite} on #{activity.pr}: {done.line}"
+    collab.log(line)
+    append_summary(settings.summary_file, escape_markdown(line, 1000) + "\n")
+    state = "success" if done.accepted else ""
+    write_outputs(settings.output_file, {"status": state, "accepted": str(done.accepted).lower()})
+    return CiOutcome(None, state, EXIT_OK, None, None, False)
+
+
 def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
     """Never raises: the original failure is what the user needs to see."""
     message = " ".join(str(exc).split()) or type(exc).__name__
@@ -261,19 +304,26 @@ def _evaluate_and_report(
     out.mkdir(parents=True, exist_ok=True)
     results = _head_results(settings, collab, config, target, out)
     results_path = write_results(results, out / "results.json")
+    gate = trusted_gate(activity, settings, collab, rules, target)
+    own_opts, opts = opts, trusted_options(settings, config, gate) or opts
 
-    stored = fetch_baseline(settings, opts, collab, config, target)
+    stored = fetch_baseline(
+        settings, opts, collab, config, target, merge_base=gate.commit if gate else None
+    )
     baseline = _baseline_results(stored)
     provenance = _provenance(stored, results) if stored else None
-    comparison = compare(baseline, results, rules, provenance=provenance)
+    comparison = compare(baseline, results, gate.rules if gate else rules, provenance=provenance)
     if activity.save_baseline:
         _save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
     status.set(state, status_description(comparison))  # before the comment, which says if not
     trend = _trend(opts, collab, config, target, results)
-    missing = status_missing_note(config.suite, status.failure) if status.failure else ""
-    comment_body = _at_top(missing, _with_trend(render_comment(comparison), trend))
-    summary = _at_top(missing, _with_trend(render_summary(comparison), trend))
+    top = status_missing_note(config.suite, status.failure) if status.failure else ""
+    if gate is not None:
+        changes = baseline_changes(opts, own_opts)
+        top += gate_note(gate, comparison, _baseline_phrase(stored, comparison), changes)
+    comment_body = note_at_top(top, _with_trend(render_comment(comparison), trend))
+    summary = note_at_top(top, _with_trend(render_summary(comparison), trend))
     write_all(
         [
             (out / "comment.md", comment_body),
@@ -334,14 +384,6 @@ def _outputs(
     return outputs
 
 
-def _at_top(note: str, report: str) -> str:
-    """``note`` first in ``report``, after the comment's marker line when it has one."""
-    first, newline, rest = report.partition("\n")
-    if first.startswith("<!-- ragguard:"):
-        return first + newline + note + rest
-    return note + report
-
-
 def status_missing_note(suite: str, failure: str) -> str:
     """The comment's first lines when the final commit status could not be set."""
     return (
@@ -349,6 +391,57 @@ def status_missing_note(suite: str, failure: str) -> str:
         f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
         "once GitHub answers again.\n\n"
     )
+
+
+def trusted_gate(
+    activity: Activity,
+    settings: CiSettings,
+    collab: Collaborators,
+    own: GateRules,
+    target: Target,
+) -> GateSource | None:
+    """For a pull request: the gate rules of the target branch's ragguard.yml at the merge
+    base (read through the API: the checkout is the pull request's), else None."""
+    if activity.kind != PULL_REQUEST or target.base_branch is None:
+        return None
+    merge_base = collab.github.merge_base(target.base_branch, target.sha)
+    path = collab.repo_path(settings.config)
+    content = collab.github.file_at(path, merge_base)
+    where = f"{path} on {target.base_branch} at {merge_base[:12]}"
+    document = target_document(content, where) if content is not None else None
+    source = choose_gate(own, document, target.base_branch, merge_base, where)
+    collab.log(f"ragguard: gate rules: {_gate_origin(source, where)}")
+    return source
+
+
+def trusted_options(
+    settings: CiSettings, config: Config, gate: GateSource | None
+) -> CiOptions | None:
+    """Where the baseline comes from, per the target's ragguard.yml when its gate applies: a
+    pull request that sets ``baseline: {store: none}`` would otherwise have no baseline to
+    fail against. The action's inputs still win (docs/compare.md, "The trusted gate")."""
+    if gate is None or gate.sections is None:
+        return None
+    return ci_options(settings, replace(config, path=Path(gate.where), sections=gate.sections))
+
+
+def _gate_origin(source: GateSource, where: str) -> str:
+    if source.origin == "target":
+        return f"{where} (the pull request's own changes take effect once merged)"
+    if source.origin == "pull-request":
+        return f"the pull request's own ({where} sets gate.rules_from: pull-request)"
+    return f"the pull request's own ({where} does not exist yet)"
+
+
+def _baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> str:
+    """Which stored baseline the comparison used and how old it is, for the comment's top."""
+    if stored is None:
+        return "no baseline (none saved for the target branch yet)"
+    which = "the merge base's baseline" if stored.exact else "the newest baseline"
+    commit = f"commit `{escape_markdown(stored.commit[:12], 12)}`" if stored.commit else "a commit"
+    age = comparison.provenance.age
+    old = f", {escape_markdown(age, 40)} older than this run" if age else ""
+    return f"{which}: {commit} on {escape_markdown(stored.branch, 100)}{old}"
 
 
 def _head_results(
@@ -366,16 +459,23 @@ def _head_results(
 
 
 def fetch_baseline(
-    settings: CiSettings, opts: CiOptions, collab: Collaborators, config: Config, target: Target
+    settings: CiSettings,
+    opts: CiOptions,
+    collab: Collaborators,
+    config: Config,
+    target: Target,
+    merge_base: str | None = None,
 ) -> StoredBaseline | None:
-    """The stored baseline for the target branch: the merge base's if saved, else the newest."""
+    """The stored baseline for the target branch: the merge base's if saved, else the newest
+    (``merge_base``: when the caller has asked already)."""
     store_kind = opts.baseline_store
     if store_kind == "none" or target.base_branch is None:
         return None
     if store_kind == "file":
         return _check_suite(_file_baseline(opts, target), config.suite)
-    merge_base = None
-    if target.pr is not None or target.base_branch != settings.event.branch:
+    if merge_base is None and (
+        target.pr is not None or target.base_branch != settings.event.branch
+    ):
         merge_base = collab.github.merge_base(target.base_branch, target.sha)
     store: BaselineStore
     if store_kind == "artifact":
@@ -560,13 +660,25 @@ def status_state(comparison: Comparison) -> str:
 def status_description(comparison: Comparison) -> str:
     """One plain line (the status API shows no markdown); clipped to 140 by the client."""
     if comparison.baseline_missing:
-        return f"{comparison.verdict}: no baseline yet; {comparison.n_head} questions evaluated"
+        return _no_baseline_description(comparison)
     if comparison.reasons:
         reason = comparison.reasons[0]
         subject = f"{reason.subject} " if reason.subject else ""
         return f"{comparison.verdict}: {subject}{reason.text}"
     newly = len(comparison.of_kind("newly_failing"))
     return f"{comparison.verdict}: no regression; {newly} newly failing of {comparison.n_head}"
+
+
+def _no_baseline_description(comparison: Comparison) -> str:
+    """Without a baseline nothing is compared: a pass says so, never "pass" alone."""
+    failing = failing_questions(comparison)
+    critical = sum(1 for q in failing if q.critical)
+    counted = f"{len(failing)} of {comparison.n_head} questions fail" + (
+        f" ({critical} critical)" if critical else ""
+    )
+    if comparison.verdict == PASS:
+        return f"no baseline yet: {counted}; the comparison starts once a baseline is saved"
+    return f"{comparison.verdict} (no baseline yet): {counted}"
 
 
 def exit_code(comparison: Comparison, fail_on: str, activity: Activity) -> int:
@@ -647,6 +759,24 @@ def git_head() -> str | None:
         return None
     value = done.stdout.strip()
     return value if done.returncode == 0 and value else None
+
+
+def git_repo_path(path: Path) -> str:
+    """``path`` as the API names it: relative to the top of its git checkout. Outside a
+    checkout, a relative path as given (Actions runs in the checkout), else the file name."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(path.parent), "rev-parse", "--show-prefix"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        done = None
+    if done is not None and done.returncode == 0:
+        return done.stdout.strip() + path.name
+    return path.as_posix() if not path.is_absolute() else path.name
 
 
 def git_commit_time(sha: str) -> str | None:

@@ -61,6 +61,7 @@ from ragguard.compare.provenance import (
 )
 from ragguard.compare.questions import (
     failed_count,
+    mark_relabel_passes,
     passes,
     per_question_rule,
     question_diff,
@@ -147,6 +148,7 @@ def compare(
         for name in metric_names(baseline, head)
     )
     questions = question_diffs(rescored, head, rule, relabelled_ids(baseline, head))
+    questions = mark_relabel_passes(questions, baseline, head, rule)
     return _finish(
         head,
         rules,

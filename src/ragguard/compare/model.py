@@ -99,6 +99,8 @@ class QuestionDiff:
     relabelled: bool = False
     baseline_status: str | None = None
     head_status: str | None = None
+    baseline_passed: bool | None = None  # a removed question: whether it passed in the baseline
+    passes_by_relabel: bool = False  # passed before, passes now, fails under the old labels
     error: str | None = None
     misses: tuple[RuleMiss, ...] = ()
     rank_change: RankChange | None = None

@@ -69,6 +69,12 @@ def _relabel(old: QuestionResult, now: QuestionResult) -> QuestionResult:
     )
 
 
+def rescore_under(question: QuestionResult, labels_of: QuestionResult) -> QuestionResult:
+    """``question`` re-scored under ``labels_of``'s labels (the head under the baseline's, to
+    see whether a relabel is what makes it pass); same limits as :func:`rescore_baseline`."""
+    return _relabel(question, labels_of)
+
+
 def relabelled_ids(baseline: Results, head: Results) -> set[str]:
     """Ids in both files whose label fingerprint changed."""
     head_by_id = head.by_id

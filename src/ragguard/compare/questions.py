@@ -22,7 +22,7 @@ from ragguard.compare.model import (
     RuleMiss,
     Unlabelled,
 )
-from ragguard.compare.pairing import retrieval_spec
+from ragguard.compare.pairing import rescore_under, retrieval_spec
 from ragguard.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
 from ragguard.results import QuestionResult, Results
@@ -76,11 +76,37 @@ def question_diffs(
         question_diff(baseline_by_id.get(q.id), q, rule, q.id in relabelled) for q in head.questions
     ]
     diffs += [
-        QuestionDiff(q.id, q.question, REMOVED, q.tags, q.critical, baseline_status=q.status)
+        QuestionDiff(
+            q.id,
+            q.question,
+            REMOVED,
+            q.tags,
+            q.critical,
+            baseline_status=q.status,
+            baseline_passed=passes(q, rule),
+        )
         for q in baseline.questions
         if q.id not in head_ids
     ]
     return tuple(sorted(diffs, key=lambda d: (not d.critical, id_order(d.id))))
+
+
+def mark_relabel_passes(
+    diffs: tuple[QuestionDiff, ...], baseline: Results, head: Results, rule: Mapping[str, float]
+) -> tuple[QuestionDiff, ...]:
+    """Flag relabelled questions that passed in the baseline under its labels, pass now, and
+    fail when the head is scored under the baseline's labels: the relabel is what passes them,
+    so it counts like a removal (``gate.on_removed``) until someone accepts it."""
+    before, now = baseline.by_id, head.by_id
+    return tuple(
+        replace(d, passes_by_relabel=True)
+        if d.relabelled
+        and passes(before[d.id], rule)
+        and passes(now[d.id], rule)
+        and not passes(rescore_under(now[d.id], before[d.id]), rule)
+        else d
+        for d in diffs
+    )
 
 
 def id_order(question_id: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
@@ -119,7 +145,13 @@ def question_diff(
         (False, True): FIXED,
         (False, False): STILL_FAILING,
     }[(was_ok, head_ok)]
-    diff = replace(base, kind=kind, baseline_status=before.status, relabelled=relabelled)
+    diff = replace(
+        base,
+        kind=kind,
+        baseline_status=before.status,
+        relabelled=relabelled,
+        critical=now.critical or before.critical,  # unmarking takes effect once merged
+    )
     return replace(diff, **_why(before, now, rule)) if not head_ok else diff
 
 

@@ -11,6 +11,7 @@ from ragguard.compare.model import (
     INCOMPARABLE,
     NEWLY_FAILING,
     PASS,
+    REMOVED,
     WARN,
     Comparison,
     Reason,
@@ -52,8 +53,27 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
         for question in comparison.of_kind(NEWLY_FAILING):
             if question.critical:
                 reasons.append(Reason(FAIL, "critical question newly fails", question.id))
+    reasons.extend(_removed_passing(comparison))
     order = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
     return tuple(sorted(reasons, key=lambda r: order[r.tier]))
+
+
+def _removed_passing(comparison: Comparison) -> tuple[Reason, ...]:
+    """A question the baseline passed and the head no longer asks, or passes only because
+    it was relabelled: changing the test set is how a regression would disappear, so it
+    counts (``gate.on_removed``) unless accepted."""
+    tier = FAIL if comparison.rules.on_removed == FAIL else WARN
+    removed = tuple(
+        Reason(tier, "removed; it passed in the baseline", question.id)
+        for question in comparison.of_kind(REMOVED)
+        if question.baseline_passed
+    )
+    relabelled = tuple(
+        Reason(tier, "relabelled; passes only under the new labels", question.id)
+        for question in comparison.questions
+        if question.passes_by_relabel
+    )
+    return removed + relabelled
 
 
 def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:

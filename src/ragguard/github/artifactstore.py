@@ -1,7 +1,7 @@
 """Baselines kept as workflow artifacts: the newest ``ragguard-baseline-<suite>`` of the branch.
 
-For teams that would rather not have a data branch. A trusted run on the target branch (push,
-schedule, workflow_dispatch) uploads its results file as an artifact named
+For teams that would rather not have a data branch. A trusted run on the target branch (a push
+or workflow_dispatch) uploads its results file as an artifact named
 ``ragguard-baseline-<suite>`` holding ``results.json``; a pull request run fetches the one made
 for its merge-base commit if it is among the newest 100, else the newest. Only artifacts whose
 run came from this repository (not a fork) on the target branch count: a fork's pull request can

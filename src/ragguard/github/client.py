@@ -35,7 +35,7 @@ from ragguard.github.connection import GitHubSettings, connect
 from ragguard.github.databranch import DATA_BRANCH, DataBranchStore
 from ragguard.github.errors import GitHubError, github_call
 from ragguard.github.pulls import PullInfo, pull_info
-from ragguard.github.statuses import check_state, clip_description, status_context
+from ragguard.github.statuses import StatusInfo, check_state, clip_description, status_context
 
 ACTIONS_BOT = "github-actions[bot]"
 STATUS_RETRIES = 4  # waits 0+2+4+8 s on 5xx; ci/status.py caps the time on all status writes
@@ -144,6 +144,55 @@ class GitHubClient:
         with github_call(f"comment on #{number}", write=True):
             created = issue.create_comment(text)
         return CommentOutcome("created", created.id, created.html_url)
+
+    def sticky_body(self, number: int, suite: str) -> str | None:
+        """The body of the suite's sticky comment on ``number`` (ours), None when there is none."""
+        issue = self.repo.get_issue(number)
+        with github_call(f"list comments of #{number}"):
+            existing = find_sticky(issue.get_comments(), comment_marker(suite), self.whoami)
+        return existing.body if existing is not None else None
+
+    def reply(self, number: int, body: str) -> CommentOutcome:
+        """A plain comment on ``number`` (no marker: never taken for the sticky one)."""
+        with github_call(f"comment on #{number}", write=True):
+            created = self.repo.get_issue(number).create_comment(body)
+        return CommentOutcome("created", created.id, created.html_url)
+
+    # ----- governance ----------------------------------------------------------------------
+
+    def file_at(self, path: str, ref: str) -> bytes | None:
+        """The content of ``path`` at ``ref`` (a commit), None when no such file is there."""
+        with github_call(f"read {path} at {ref[:12]}"):
+            try:
+                found = self.repo.get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+        return None if isinstance(found, list) else found.decoded_content
+
+    def permission(self, login: str) -> str:
+        """``admin``, ``write``, ``read`` or ``none``: what ``login`` may do here (``maintain``
+        counts as write and ``triage`` as read in this answer)."""
+        with github_call(f"read the permission of {login}"):
+            try:
+                return self.repo.get_collaborator_permission(login)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return "none"
+                raise
+
+    def status_of(self, sha: str, suite: str) -> StatusInfo | None:
+        """The newest ``ragguard/<suite>`` status on ``sha``, None when it was never set."""
+        context = status_context(suite)
+        with github_call(f"read the statuses of {sha[:12]}"):
+            for status in self.repo.get_commit(sha).get_combined_status().statuses:
+                if status.context == context:
+                    when = status.updated_at or status.created_at
+                    return StatusInfo(
+                        status.state, status.description or "", when.isoformat() if when else None
+                    )
+        return None
 
     # ----- baselines -----------------------------------------------------------------------
 

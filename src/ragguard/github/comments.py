@@ -59,6 +59,14 @@ def with_marker(body: str, marker: str) -> str:
     return text[: MAX_BODY - len(TRUNCATION_NOTE)] + TRUNCATION_NOTE
 
 
+def note_at_top(note: str, body: str) -> str:
+    """``note`` first in ``body``, after the marker line when the body starts with one."""
+    first, newline, rest = body.partition("\n")
+    if first.startswith("<!-- ragguard:"):
+        return first + newline + note + rest
+    return note + body
+
+
 def has_marker(body: str | None, marker: str) -> bool:
     return bool(body) and marker in body.splitlines()[:1]
 

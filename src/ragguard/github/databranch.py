@@ -276,7 +276,7 @@ class DataBranchStore:
         if self.event_name in UNTRUSTED_EVENTS:
             raise UntrustedEventError(
                 f"refusing to write a baseline from a {self.event_name} event: it runs the pull "
-                "request's code; baselines are saved by push, schedule or workflow_dispatch runs"
+                "request's code; baselines are saved by push or workflow_dispatch runs"
             )
         saved_at = self.clock()
         document = baseline_document(

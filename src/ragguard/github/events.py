@@ -35,6 +35,13 @@ class EventContext:
     run_head_sha: str | None = None
     run_event: str | None = None
     run_conclusion: str | None = None
+    action: str | None = None
+    comment_body: str | None = None
+    comment_user: str | None = None
+    comment_id: int | None = None
+    comment_created_at: str | None = None
+    issue_number: int | None = None
+    issue_is_pull: bool = False
 
     @property
     def branch(self) -> str | None:
@@ -113,6 +120,8 @@ def read_event(
     pull = _object(payload, "pull_request")
     run = _object(payload, "workflow_run")
     inputs = _object(payload, "inputs")
+    issue = _object(payload, "issue")
+    comment = _object(payload, "comment")
     payload_ref = _get(payload, "ref")
     return EventContext(
         name=name,
@@ -130,6 +139,13 @@ def read_event(
         run_head_sha=_text(run, "head_sha"),
         run_event=_text(run, "event"),
         run_conclusion=_text(run, "conclusion"),
+        action=_text(payload, "action"),
+        comment_body=_text(comment, "body"),
+        comment_user=_text(comment, "user", "login"),
+        comment_id=_number(comment, "id"),
+        comment_created_at=_text(comment, "created_at"),
+        issue_number=_number(issue, "number"),
+        issue_is_pull=_get(issue, "pull_request") is not None,
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 STATES = ("pending", "success", "failure", "error")
 MAX_DESCRIPTION = 140
 
@@ -22,3 +24,12 @@ def check_state(state: str) -> str:
     if state not in STATES:
         raise ValueError(f"commit status state {state!r} is not one of {', '.join(STATES)}")
     return state
+
+
+@dataclass(frozen=True, slots=True)
+class StatusInfo:
+    """A commit status as read back: its state, description and when it was last set."""
+
+    state: str
+    description: str
+    updated_at: str | None

@@ -37,7 +37,8 @@ from ragguard.testset import Evidence, Question
 _SPACE = re.compile(r"\s+")
 
 
-def _normal(text: str) -> str:
+def normal_text(text: str) -> str:
+    """Text as quotes are matched: case folded, runs of whitespace as one space."""
     return _SPACE.sub(" ", text).strip().casefold()
 
 
@@ -56,7 +57,7 @@ def coverage(evidence: Evidence, chunk: Chunk) -> float:
 
 
 def _quote_share(quote: str, text: str) -> float:
-    needle, haystack = _normal(quote), _normal(text)
+    needle, haystack = normal_text(quote), normal_text(text)
     if not needle:
         return 0.0
     return _held(needle, haystack) / len(needle)

@@ -1,0 +1,195 @@
+"""The trusted gate: a pull request is judged by its target branch's rules, not its own.
+
+A pull request that sets ``max_drop: 1`` or deletes its failing questions must not pass on
+the strength of that change. So a pull-request run takes the ``gate:`` section from the
+target branch's ragguard.yml at the merge base (read through the API: the checkout is the
+pull request's), and the questions it is gated on are the baseline's (a removed question
+counts, see ``gate.on_removed``). What the pull request changes is listed at the top of the
+comment and takes effect once merged. ``gate.rules_from: pull-request`` in the *target*
+branch's ragguard.yml opts out (the pull request's copy of that key is itself a change).
+
+Pure: rules and a comparison in, values and markdown out; ci/glue.py reads the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragguard.compare import REMOVED, Comparison
+from ragguard.errors import InputError
+from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
+from ragguard.render import escape_markdown
+from ragguard.sources import LineDict, parse_yaml
+
+RULE_FIELDS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
+LISTED_IDS = 5  # question ids named in the change line before "and N more"
+
+
+@dataclass(frozen=True)
+class GateSource:
+    """The rules a run is judged by, and where they came from (for the comment)."""
+
+    rules: GateRules
+    origin: str  # "target", "pull-request" (rules_from), "no-target" (not on the target yet)
+    branch: str | None = None
+    commit: str | None = None
+    proposed: GateRules | None = None  # the pull request's own rules, when they differ in origin
+    sections: LineDict | None = None  # the target's ragguard.yml, when its rules apply
+    where: str = ""  # how errors name the target's copy
+
+
+def target_document(content: bytes, where: str) -> LineDict:
+    """The target branch's ragguard.yml (``content``) parsed; ``where`` names it in errors."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(where, "is not UTF-8 text; fix the target branch's copy") from None
+    data = parse_yaml(text, where)
+    if data is None:
+        return LineDict()
+    if not isinstance(data, LineDict):
+        raise InputError(where, "expected a mapping at the top; fix the target branch's copy")
+    return data
+
+
+def target_rules(document: Mapping[str, Any], where: str) -> GateRules:
+    """The gate rules of the target branch's parsed ragguard.yml."""
+    return gate_rules_from_mapping(document.get("gate"), where)
+
+
+def choose_gate(
+    own: GateRules, target: LineDict | None, branch: str, commit: str | None, where: str = ""
+) -> GateSource:
+    """The target's rules (and its ``baseline:``/``comment:`` sections) unless the target
+    branch itself asks for the pull request's."""
+    if target is None:
+        return GateSource(own, "no-target", branch, commit, where=where)
+    rules = target_rules(target, where)
+    if rules.rules_from == "pull-request":
+        return GateSource(own, "pull-request", branch, commit, proposed=rules, where=where)
+    return GateSource(rules, "target", branch, commit, own, sections=target, where=where)
+
+
+def gate_changes(trusted: GateRules, proposed: GateRules) -> tuple[str, ...]:
+    """Each difference of ``proposed`` from ``trusted``, as ``what before → after``."""
+    changes = [
+        *_rule_changes("", trusted.default, proposed.default),
+        *_changed("max_error_rate", trusted.max_error_rate, proposed.max_error_rate),
+        *_changed("on_incomparable", trusted.on_incomparable, proposed.on_incomparable),
+        *_changed("on_removed", trusted.on_removed, proposed.on_removed),
+        *_changed("rules_from", trusted.rules_from, proposed.rules_from),
+        *_changed("critical", trusted.critical_blocks, proposed.critical_blocks),
+    ]
+    for name in sorted({*trusted.metrics, *proposed.metrics}):
+        changes += _rule_changes(f"{name} ", trusted.rule_for(name), proposed.rule_for(name))
+    if trusted.per_question != proposed.per_question:
+        changes.append(
+            f"per_question {_per_question(trusted.per_question)} → "
+            f"{_per_question(proposed.per_question)}"
+        )
+    return tuple(changes)
+
+
+def question_changes(comparison: Comparison) -> tuple[str, ...]:
+    """The questions a pull request removes or relabels, as phrases with their ids."""
+    removed = [q.id for q in comparison.of_kind(REMOVED)]
+    relabelled = [q.id for q in comparison.relabelled]
+    phrases = []
+    if removed:
+        phrases.append(f"removes {_counted(len(removed), 'question')} ({_ids(removed)})")
+    if relabelled:
+        phrases.append(f"relabels {_counted(len(relabelled), 'question')} ({_ids(relabelled)})")
+    return tuple(phrases)
+
+
+def gate_note(
+    source: GateSource,
+    comparison: Comparison,
+    baseline: str = "",
+    option_changes: Sequence[str] = (),
+) -> str:
+    """The comment's top lines: whose gate rules judged, against which baseline (``baseline``,
+    markdown), and what the pull request changes of the gate (and of ``option_changes``:
+    the ``baseline:`` section, from :func:`baseline_changes`)."""
+    branch = escape_markdown(source.branch or "the target branch", 100)  # no code span: a
+    # branch name may hold a backtick
+    at = f" at `{source.commit[:12]}`" if source.commit else ""
+    against = f" Compared with {baseline}." if baseline else ""
+    rule_changes = (
+        (*gate_changes(source.rules, source.proposed), *option_changes)
+        if source.origin == "target" and source.proposed is not None
+        else ()
+    )
+    changes = [escape_markdown(c, 200) for c in rule_changes] + list(question_changes(comparison))
+    if source.origin == "pull-request":
+        head = (
+            f"> Judged by this pull request's own gate rules: {branch}'s ragguard.yml{at} "
+            "sets `gate.rules_from: pull-request`."
+        )
+    elif source.origin == "no-target":
+        head = (
+            f"> {branch} has no ragguard.yml{at}: this pull request's own gate rules apply "
+            "(the first setup)."
+        )
+    else:
+        head = f"> Judged by {branch}'s gate rules (ragguard.yml{at}), not this pull request's."
+    lines = [head + against]
+    if changes:
+        lines += [">", "> **This pull request changes the gate:** " + "; ".join(changes) + "."]
+    if rule_changes:
+        lines.append("> The rule changes take effect once merged.")
+    return "\n".join(lines) + "\n\n"
+
+
+def baseline_changes(trusted: Any, proposed: Any) -> tuple[str, ...]:
+    """What the pull request changes of where the baseline comes from (two CiOptions)."""
+    return tuple(
+        change
+        for key, name in (
+            ("baseline_store", "baseline.store"),
+            ("baseline_branch", "baseline.branch"),
+            ("baseline_file", "baseline.file"),
+            ("rerun", "baseline.rerun"),
+        )
+        for change in _changed(name, getattr(trusted, key), getattr(proposed, key))
+    )
+
+
+def _rule_changes(prefix: str, before: MetricRule, after: MetricRule) -> list[str]:
+    return [
+        change
+        for name in RULE_FIELDS
+        for change in _changed(prefix + name, getattr(before, name), getattr(after, name))
+    ]
+
+
+def _changed(what: str, before: object, after: object) -> list[str]:
+    return [] if before == after else [f"{what} {_value(before)} → {_value(after)}"]
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _per_question(rule: Mapping[str, float] | None) -> str:
+    if rule is None:
+        return "default"
+    return "{" + ", ".join(f"{name}: {value:g}" for name, value in rule.items()) + "}"
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(escape_markdown(i, 80) for i in ids[:LISTED_IDS])
+    more = len(ids) - LISTED_IDS
+    return shown + (f" and {more} more" if more > 0 else "")
