@@ -53,6 +53,7 @@ def test_an_overdue_call_is_reported_once_and_its_outcome_given_up() -> None:
     assert reported == [[], [(question("slow"), 12.5)], []]
     assert deadlines.message == "timed out after 10s"
     assert deadlines.check_every(0.5) == 0.5 and Deadlines(0.2, clock).check_every(0.5) == 0.02
+    assert Deadlines(0.001, clock).check_every(0.5) == 0.01  # never a spinning check
 
 
 def test_the_python_adapter_is_called_in_place_by_the_runner() -> None:

@@ -12,7 +12,8 @@ The trade-off, the same as with the helper thread: a call that overruns is not s
 thread (a daemon) runs on until the function returns, holding what the function holds; a
 function that never returns keeps its thread until the process exits, and each such call
 costs one more thread. Async functions are still cancelled at the timeout by their event
-loop. The timeout is noticed within a tenth of it (at most half a second) after it passes.
+loop. The timeout is noticed within a tenth of it after it passes (at most half a second,
+at least 10 ms).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ragguard.system.base import Answer, format_seconds
 from ragguard.testset import Question
 
 T = TypeVar("T")
+MIN_CHECK_SECONDS = 0.01
 
 
 @runtime_checkable
@@ -86,5 +88,6 @@ class Deadlines:
         return [(question, seconds) for _, question, seconds in late]
 
     def check_every(self, tick: float) -> float:
-        """Seconds between checks: a tenth of the timeout, at most ``tick``."""
-        return min(tick, self.timeout / 10)
+        """Seconds between checks: a tenth of the timeout, at most ``tick``, at least 10 ms
+        (a 1 ms timeout must not make the collecting thread spin)."""
+        return max(MIN_CHECK_SECONDS, min(tick, self.timeout / 10))
