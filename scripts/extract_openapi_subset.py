@@ -78,6 +78,10 @@ EVENTS: dict[str, tuple[str, Predicate]] = {
     ),
     "push.json": ("push", lambda e: str(e.get("ref", "")).startswith("refs/heads/")),
     "workflow_dispatch.json": ("workflow_dispatch", lambda e: True),
+    "merge_group.checks_requested.json": (
+        "merge_group",
+        lambda e: e.get("action") == "checks_requested",
+    ),
     "issue_comment.created.json": (
         "issue_comment",
         lambda e: e.get("action") == "created",  # no example is on a pull request: tests add it

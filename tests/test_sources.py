@@ -260,6 +260,7 @@ def _doc_blocks() -> list[tuple[str, str]]:
 def test_the_examples_in_docs_formats_md_load(tmp_path):
     blocks = _doc_blocks()
     testsets = []
+    runs = []
     for language, body in blocks:
         first = body.splitlines()[0]
         if language in ("yaml", "csv") or (language == "json" and '"question"' in first):
@@ -267,10 +268,12 @@ def test_the_examples_in_docs_formats_md_load(tmp_path):
             path.write_text(body, encoding="utf-8")
             testsets.append(load_testset(path))
         elif language == "json" and '"retrieved"' in first:
-            assert len(parse_run_jsonl(body, "run.jsonl").records) == 3
+            runs.append(parse_run_jsonl(body, "run.jsonl"))
         elif language == "json" and first == "{":
             results = results_from_dict(json.loads(body))
             assert results.summary["mrr"].value == 0.625
+    assert [len(run.records) for run in runs] == [3, 1]  # the recorded run, its usage example
+    assert runs[1].records["authenticate"].usage.tokens == 908
     evidence = [t for t in testsets if any(q.evidence for q in t)]
     assert [[q.id for q in t] for t in evidence] == [["requests-per-minute"]]
     (labelled,) = evidence[0].questions

@@ -1,6 +1,6 @@
 """Gate rules: the ``gate:`` section of ragguard.yml as a typed :class:`GateRules`.
 
-Every metric is higher-is-better. A metric's verdict comes from its rule (docs/compare.md):
+Every quality metric is higher-is-better. A metric's verdict comes from its rule (docs/compare.md):
 
 * ``min``: the head value below it fails, whatever the baseline (``warn_min`` warns);
 * ``max_drop``: a paired drop larger than this fails when it is significant (``p < alpha``),
@@ -9,20 +9,28 @@ Every metric is higher-is-better. A metric's verdict comes from its rule (docs/c
 
 Top-level ``alpha``, ``max_drop`` and ``warn_drop`` are the defaults for metrics without
 their own rule. The defaults were chosen with the noise test in tests/test_compare.py.
+
+The cost metrics (``latency_p50``, ``latency_p95``, ``tokens``, ``cost``; metrics/names.py)
+are lower-is-better and take budgets instead, only under ``gate.metrics``:
+
+* ``max``: the head value above it fails (seconds for latency: ``2.5``, ``2.5s``, ``800ms``);
+* ``max_increase``: a significant rise of more than this share of the baseline fails
+  (``20%``); ``alpha`` as above. A cost metric without a budget is reported, never gated.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragguard.config import Config, load_config
+from ragguard.config import Config, load_config, parse_duration
 from ragguard.errors import InputError
-from ragguard.metrics.names import MetricNameError, parse_metric
-from ragguard.sources import LineDict, is_finite_number, type_name
+from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS, MetricNameError, parse_metric
+from ragguard.sources import LineDict, is_finite_number, shown, type_name
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_DROP = 0.05
@@ -48,6 +56,8 @@ GATE_KEYS = (
     "metrics",
 )
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
+BUDGET_KEYS = ("max", "max_increase", "alpha")
+_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +69,8 @@ class MetricRule:
     max_drop: float = DEFAULT_MAX_DROP
     warn_drop: float | None = DEFAULT_WARN_DROP
     alpha: float | None = DEFAULT_ALPHA
+    max: float | None = None  # cost metrics: the budget on the head value
+    max_increase: float | None = None  # cost metrics: the budget on the rise, a share
 
 
 @dataclass(frozen=True)
@@ -80,12 +92,15 @@ class GateRules:
         without a rule of its own is never gated (a share cannot drop by more than 1)."""
         if metric in self.metrics:
             return self.metrics[metric]
+        if metric in COST_METRICS:
+            return UNBUDGETED_RULE
         if _is_informational(metric):
             return INFORMATIONAL_RULE
         return self.default
 
 
 INFORMATIONAL_RULE = MetricRule(max_drop=1.0, warn_drop=None)
+UNBUDGETED_RULE = MetricRule(max_drop=1.0, warn_drop=None)  # a cost metric without budgets
 
 
 def _is_informational(metric: str) -> bool:
@@ -143,6 +158,9 @@ def _metric_rules(
         path = f"gate.metrics.{name}"
         metric = reader.metric_name(name, path, rules_map)
         rule = reader.mapping(raw, path, rules_map, key=str(name))
+        if metric in COST_METRICS:
+            rules[metric] = _budget_rule(reader, rule, path, metric, default)
+            continue
         reader.known_keys(rule, RULE_KEYS, path)
         rules[metric] = MetricRule(
             min=reader.fraction(rule, "min", path, None),
@@ -154,6 +172,20 @@ def _metric_rules(
     return rules
 
 
+def _budget_rule(
+    reader: _Reader, rule: Mapping[str, Any], path: str, metric: str, default: MetricRule
+) -> MetricRule:
+    """A cost metric's budgets (lower is better: no ``min`` or ``max_drop`` here)."""
+    reader.known_keys(rule, BUDGET_KEYS, path)
+    return MetricRule(
+        max_drop=1.0,
+        warn_drop=None,
+        alpha=reader.alpha(rule, "alpha", path, default.alpha),
+        max=reader.budget(rule, path, metric),
+        max_increase=reader.percentage(rule, "max_increase", path),
+    )
+
+
 def _per_question(reader: _Reader, section: Mapping[str, Any]) -> dict[str, float] | None:
     if section.get("per_question") is None:
         return None
@@ -161,6 +193,14 @@ def _per_question(reader: _Reader, section: Mapping[str, Any]) -> dict[str, floa
     thresholds: dict[str, float] = {}
     for name in rule:
         metric = reader.metric_name(name, f"gate.per_question.{name}", rule)
+        if metric in COST_METRICS:
+            raise reader.error(
+                "a cost metric has no per-question threshold; give it budgets under "
+                f"gate.metrics.{metric} (max, max_increase)",
+                f"gate.per_question.{name}",
+                rule,
+                str(name),
+            )
         value = reader.fraction(rule, name, "gate.per_question", None)
         thresholds[metric] = value  # type: ignore[assignment]
     return thresholds
@@ -235,6 +275,47 @@ class _Reader:
             )
         return float(value)
 
+    def percentage(self, section: Mapping[str, Any], key: str, path: str) -> float | None:
+        """``20%`` as 0.2; a bare number is refused (is 20 a share or 2000%?)."""
+        value = section.get(key)
+        if value is None:
+            return None
+        found = _PERCENT.match(value) if isinstance(value, str) else None
+        if found is None:
+            raise self.error(
+                f"expected a percentage of the baseline such as 20%, found {shown(value)}",
+                f"{path}.{key}",
+                section,
+                key,
+            )
+        return float(found.group(1)) / 100.0
+
+    def budget(self, section: Mapping[str, Any], path: str, metric: str) -> float | None:
+        """``max``: seconds for latency (``2.5``, ``2.5s``, ``800ms``), else a number >= 0."""
+        value = section.get("max")
+        if value is None:
+            return None
+        if metric in LATENCY_METRICS:
+            seconds = parse_duration(value)
+            if seconds is None:
+                raise self.error(
+                    f"expected a duration such as 2.5s or 800ms (or seconds as a number), "
+                    f"found {shown(value)}",
+                    f"{path}.max",
+                    section,
+                    "max",
+                )
+            return seconds
+        if not is_finite_number(value) or value < 0:
+            unit = "tokens per answer" if metric == "tokens" else "cost per answer"
+            raise self.error(
+                f"expected a non-negative number ({unit}), found {shown(value)}",
+                f"{path}.max",
+                section,
+                "max",
+            )
+        return float(value)
+
     def choice(
         self, section: Mapping[str, Any], key: str, path: str, choices: tuple[str, ...]
     ) -> str:
@@ -258,13 +339,14 @@ class _Reader:
 
     def metric_name(self, name: Any, path: str, container: Any) -> str:
         text = str(name)
-        if text in GENERATION_METRICS:
+        if text in GENERATION_METRICS or text in COST_METRICS:
             return text
         try:
             return parse_metric(text).name
         except MetricNameError as exc:
             raise self.error(
-                f"{exc}; generation metrics: {', '.join(GENERATION_METRICS)}",
+                f"{exc}; generation metrics: {', '.join(GENERATION_METRICS)}; "
+                f"cost metrics: {', '.join(COST_METRICS)}",
                 path,
                 container,
                 text,

@@ -29,6 +29,7 @@ from ragguard.sources import (
     shown,
     type_name,
 )
+from ragguard.usage import Usage, usage_from_results
 
 SCHEMA = "ragguard.results/1"
 SUPPORTED_SCHEMAS = (SCHEMA,)
@@ -77,6 +78,7 @@ class QuestionResult:
     # chunk earned by the evidence it covers (chunks that cover none are absent).
     evidence: dict[str, int] = field(default_factory=dict)
     judgments: dict[str, int] = field(default_factory=dict)
+    usage: Usage | None = None  # what the system reported this answer cost (usage.py)
 
     @property
     def judged_chunks(self) -> dict[str, int]:
@@ -250,7 +252,7 @@ def _question_fields(question: QuestionResult) -> dict[str, Any]:
         ],
         "latency_ms": question.latency_ms,
         "error": question.error,
-    }
+    } | ({"usage": question.usage.to_dict()} if question.usage is not None else {})
 
 
 def write_results(results: Results, path: str | Path) -> Path:
@@ -510,6 +512,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         or entry.get("sentences")
         or "evidence" in entry
         or "judgments" in entry
+        or "usage" in entry
     ):
         return None  # verdicts and evidence labels: the checking reader
     get = entry.get
@@ -624,4 +627,5 @@ def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
         error=read.get(entry, "error", str, path, optional=True),
         evidence=read.grades(entry, "evidence", path) if "evidence" in entry else {},
         judgments=read.grades(entry, "judgments", path) if "judgments" in entry else {},
+        usage=usage_from_results(entry.get("usage"), read.source, path),
     )

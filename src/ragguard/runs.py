@@ -3,7 +3,8 @@
 Every adapter produces these records, and ``ragguard score`` reads them from JSON Lines::
 
     {"id": "q1", "retrieved": ["c1", {"id": "c2", "text": "...", "score": 0.8}],
-     "answer": "...", "latency_ms": 412, "error": null}
+     "answer": "...", "latency_ms": 412, "error": null,
+     "usage": {"prompt_tokens": 812, "completion_tokens": 96, "cost": 0.0031}}
 
 ``retrieved`` is in rank order; scores are kept but never re-sort it.
 """
@@ -27,8 +28,9 @@ from ragguard.sources import (
     type_name,
     unknown_key_message,
 )
+from ragguard.usage import Usage, usage_from_mapping
 
-RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta")
+RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta", "usage")
 CHUNK_KEYS = ("id", "text", "score", "doc", "chars", "lines", "meta")
 
 
@@ -63,6 +65,7 @@ class RunRecord:
     latency_ms: float | None = None
     error: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    usage: Usage | None = None
 
     @property
     def retrieved_ids(self) -> list[str]:
@@ -81,6 +84,8 @@ class RunRecord:
         }
         if self.meta:
             data["meta"] = dict(self.meta)
+        if self.usage is not None:
+            data["usage"] = self.usage.to_dict()
         return data
 
 
@@ -190,6 +195,7 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
         latency_ms=float(latency) if latency is not None else None,
         error=error or None,
         meta=dict(meta),
+        usage=usage_from_mapping(obj.get("usage"), where),
     )
 
 

@@ -80,7 +80,11 @@ metrics:
 # gate:                            # when a pull request fails ({DOCS_URL}/compare.md)
 #   max_drop: 0.05                 # tolerated drop of a metric (it must also be significant)
 #   metrics: {{faithfulness: {{min: 0.9}}}}
+#   # lower is better: budgets on latency (seconds) and, when the system reports `usage`,
+#   # tokens and cost per answer
+#   # metrics: {{latency_p95: {{max: 2.5s, max_increase: 20%}}, cost: {{max_increase: 10%}}}}
 # baseline: {{rerun: true}}          # no stored baseline yet: evaluate the merge base instead
+# comment: {{mode: new-on-worse}}    # a new comment (notifies) when the status turns red
 """
 
 EXAMPLE_TESTSET = """\

@@ -25,6 +25,7 @@ from ragguard.results import (
 from ragguard.runs import Chunk, RunRecord
 from ragguard.stats import Bootstrap, mean
 from ragguard.testset import Question, TestSet, combined_fingerprint
+from ragguard.usage import Usage
 
 if TYPE_CHECKING:
     from ragguard.metrics.judging import Judge
@@ -69,6 +70,7 @@ def score_question(
         judgments=judgments,
         answer=record.answer,
         latency_ms=record.latency_ms,
+        usage=record.usage,
     )
 
 
@@ -104,6 +106,7 @@ def _result(
     judgments: dict[str, int] | None = None,
     answer: str | None = None,
     latency_ms: float | None = None,
+    usage: Usage | None = None,
 ) -> QuestionResult:
     return question_result(
         id=question.id,
@@ -120,6 +123,7 @@ def _result(
         answer=answer,
         sentences=(),
         latency_ms=latency_ms,
+        usage=usage,
         error=error,
         evidence={evidence.key: evidence.grade for evidence in question.evidence},
         judgments=judgments or {},

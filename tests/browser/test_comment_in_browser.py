@@ -17,8 +17,9 @@ from gfm_browser import BODY_WIDTH, Layout, find_browser, measure
 from compare_cases import GOLDEN_CASES, QUESTIONS, head_results, results
 from ragguard.compare import Comparison, compare
 from ragguard.demo.walkthrough import compare_demo, run_demo
-from ragguard.gate import GateRules
+from ragguard.gate import GateRules, gate_rules_from_mapping
 from ragguard.render import render_comment, render_summary
+from ragguard.usage import Usage
 
 pytestmark = pytest.mark.e2e
 
@@ -101,3 +102,22 @@ def test_a_pass_with_no_change_is_a_few_lines_tall(browser, demo_runs) -> None:
 def test_the_first_run_without_a_baseline_fits(browser, demo_runs) -> None:
     comparison = compare(None, demo_runs[1].results, GateRules())
     _assert_fits(measure(render_comment(comparison), browser), "no-baseline comment")
+
+
+def test_the_cost_and_latency_table_fits(browser) -> None:
+    """Every cost row shown, the widest cells: a failed latency budget, big token counts."""
+
+    def priced(base, tokens: float, cost: float):  # type: ignore[no-untyped-def]
+        usage = Usage(prompt_tokens=tokens, completion_tokens=tokens / 10, cost=cost)
+        return replace(base, questions=tuple(replace(q, usage=usage) for q in base.questions))
+
+    rules = gate_rules_from_mapping(
+        {"metrics": {"latency_p95": {"max_increase": "20%"}, "cost": {"max": 0.01}}}, "x"
+    )
+    baseline = priced(results(latency=1200.0), 123_456, 0.0123)
+    head = priced(head_results(latency=4800.0), 987_654, 0.98765)
+    comparison = compare(baseline, head, rules)
+    layout = measure(render_comment(comparison), browser)
+    assert any("per answer (lower is better)" in " ".join(t.header) for t in layout.tables)
+    _assert_fits(layout, "comment with costs")
+    _assert_fits(measure(render_summary(comparison), browser), "summary with costs")

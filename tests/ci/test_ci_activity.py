@@ -147,3 +147,25 @@ def test_mode_pull_request_needs_a_number() -> None:
     event = read_event("push", event_payload("push"))
     with pytest.raises(InputError, match="set the pr input"):
         choose_activity(event, mode="pull-request")
+
+
+def test_merge_group_evaluates_the_queued_head_against_its_base() -> None:
+    payload = event_payload("merge_group.checks_requested")
+    activity = choose_activity(read_event("merge_group", payload))
+    group = payload["merge_group"]
+    assert (activity.kind, activity.pr, activity.save_baseline) == (EVALUATE, None, False)
+    assert activity.head_sha == group["head_sha"]
+    assert (activity.target_branch, activity.base_sha) == ("main", group["base_sha"])
+
+
+def test_merge_group_may_not_save_a_baseline() -> None:
+    event = read_event("merge_group", event_payload("merge_group.checks_requested"))
+    with pytest.raises(InputError, match="may not save a baseline"):
+        choose_activity(event, mode=BASELINE)
+
+
+def test_merge_group_without_its_head_is_bad_input() -> None:
+    payload = event_payload("merge_group.checks_requested")
+    del payload["merge_group"]["head_sha"]
+    with pytest.raises(InputError, match=r"merge_group\.head_sha"):
+        choose_activity(read_event("merge_group", payload))

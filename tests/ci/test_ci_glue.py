@@ -166,6 +166,7 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
     assert comment.body.startswith(comment_marker(SUITE))
     assert "- **retry\\-429** _(critical)_" in comment.body
     assert "unsupported: “Retry immediately with exponential jitter" in comment.body
+    assert comment.body.splitlines()[1] == "<!-- ragguard:outcome verdict=fail state=failure -->"
     assert comment.body == (suite / "ragguard-results" / "comment.md").read_text()
     assert [f"{r.method} {r.operation.split(' ', 1)[1]}" for r in fake.api_requests()[before:]] == [
         "POST /repos/{owner}/{repo}/statuses/{sha}",

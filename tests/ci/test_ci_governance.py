@@ -271,7 +271,11 @@ def test_an_override_with_write_access_turns_the_status_green_until_the_next_pus
         f"accepted by @maintainer: {reason}",
     )
     body = sticky(fake_repo, number)
-    assert body.startswith(comment_marker(SUITE) + "\n> [!NOTE]\n> **Accepted by @maintainer**")
+    # the note goes under the marker and the hidden outcome line (the next run reads it)
+    outcome_line = "<!-- ragguard:outcome verdict=fail state=failure -->"
+    assert body.startswith(
+        f"{comment_marker(SUITE)}\n{outcome_line}\n> [!NOTE]\n> **Accepted by @maintainer**"
+    )
     assert f"for commit `{first_head[:12]}`" in body
     assert "&lt;b&gt;verified&lt;/b&gt;" in body and "<b>" not in body  # the reason is escaped
     assert not replies(fake_repo, number)

@@ -35,7 +35,7 @@ from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.status import STATUS_BUDGET_SECONDS, StatusReporter
 from ragguard.errors import InputError
-from ragguard.github import GitHubError, comment_marker
+from ragguard.github import GitHubError
 
 ALWAYS = 10_000  # a fault for every request of the test
 
@@ -125,7 +125,9 @@ def test_statuses_down_the_comment_says_so_and_every_output_is_written(
     head = fake_repo.pulls[number].head_sha
     assert [s for s in fake_repo.statuses if s.sha == head] == []
     [comment] = [c for c in fake_repo.comments.values() if c.issue_number == number]
-    first_lines = comment.body.removeprefix(comment_marker(SUITE)).lstrip().splitlines()[:2]
+    _, outcome_line, report = comment.body.split("\n", 2)
+    assert outcome_line == "<!-- ragguard:outcome verdict=pass state=success -->"
+    first_lines = report.splitlines()[:2]
     assert first_lines[0] == "> [!WARNING]"
     assert first_lines[1].startswith(f"> The commit status `ragguard/{SUITE}` could not be set")
     assert comment.body == (suite / "ragguard-results" / "comment.md").read_text()
@@ -190,6 +192,8 @@ def test_outage_with_githubs_own_retry_timing_ends_within_the_status_cap(
     status_posts = fake.api_requests("POST", r"/statuses/")
     assert status_posts and all(r.status == 500 for r in status_posts)
     [comment] = [c for c in fake_repo.comments.values() if c.issue_number == number]
-    assert "could not be set" in comment.body.splitlines()[2]
+    assert (
+        "could not be set" in comment.body.splitlines()[3]
+    )  # under the marker and the outcome line
     outputs = parse_output_file((suite / "github-output").read_text())
     assert {"comment-url", "comment-id", "metrics", "newly-failing", "status-error"} <= set(outputs)

@@ -34,7 +34,7 @@ def bare_settings() -> CiSettings:
 def test_defaults_without_sections_or_inputs(tmp_path: Path) -> None:
     options = ci_options(bare_settings(), config_with(tmp_path, ""))
     assert (options.comment_mode, options.baseline_store, options.baseline_branch) == (
-        "update",
+        "new-on-worse",
         "branch",
         "ragguard-data",
     )
@@ -56,7 +56,10 @@ def test_sections_apply_and_set_inputs_win(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ("comment: {mode: loud}\n", "ragguard.yml:4: comment.mode: expected one of update"),
+        (
+            "comment: {mode: loud}\n",
+            "ragguard.yml:4: comment.mode: expected one of new-on-worse, update",
+        ),
         ("baseline:\n  store: s3\n", "ragguard.yml:5: baseline.store: expected one of branch"),
         ("baseline:\n  brnch: x\n", "ragguard.yml:5: baseline.brnch: unknown key"),
         ("baseline:\n  store: file\n", "ragguard.yml:5: baseline.store: store: file needs file:"),

@@ -86,7 +86,11 @@ def test_pr_comes_from_the_dispatch_inputs_too(tmp_path: Path) -> None:
     ("variable", "value", "message"),
     [
         ("RAGGUARD_MODE", "sometimes", "input mode: expected one of auto"),
-        ("RAGGUARD_COMMENT_MODE", "sticky", "input comment-mode: expected one of update"),
+        (
+            "RAGGUARD_COMMENT_MODE",
+            "sticky",
+            "input comment-mode: expected one of new-on-worse, update",
+        ),
         ("RAGGUARD_FAIL_ON", "error", "input fail-on: expected one of fail, warn, never"),
         ("RAGGUARD_PR", "12a", "input pr: expected a pull request number"),
         ("RAGGUARD_BASELINE_STORE", "s3", "input baseline-store: expected one of branch"),

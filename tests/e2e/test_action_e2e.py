@@ -376,3 +376,37 @@ def test_fork_pull_request_leaves_an_artifact_that_the_publish_workflow_posts(
     assert fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"].state == "failure"
     [comment] = our_comments(fake_repo, number)
     assert "jitter" in comment
+
+
+QUEUE_BRANCH = "gh-readonly-queue/main/pr-7-929f8209d40f77f4abc622a499c93a83babdbe64"
+
+
+def merge_group_payload(git: GitRepo, head: str, base: str) -> dict[str, Any]:
+    payload = json.loads((EVENTS / "merge_group.checks_requested.json").read_text("utf-8"))
+    payload["merge_group"].update(
+        head_sha=head, base_sha=base, head_ref=f"refs/heads/{QUEUE_BRANCH}"
+    )
+    payload["repository"]["full_name"] = git.full_name
+    payload["repository"]["default_branch"] = "main"
+    return payload
+
+
+@pytest.mark.e2e
+def test_merge_group_sets_the_status_on_the_queued_head_without_a_comment(
+    act: Act, main_with_baseline: str, git_repo: GitRepo, fake: FakeGitHub, fake_repo: Repo
+) -> None:
+    base = main_with_baseline
+    git_repo.switch(QUEUE_BRANCH, create=True)
+    answers = {**GOOD_ANSWERS, "retry-after-429": HALLUCINATION}
+    head = git_repo.commit({"app/answers.json": json.dumps(answers, indent=1) + "\n"}, "Queue")
+    mirror(fake, fake_repo, git_repo, "main", QUEUE_BRANCH)
+
+    run = act.run("merge_group", merge_group_payload(git_repo, head, base), workflow_path(git_repo))
+
+    assert run.returncode != 0, run.output  # the queue must not merge a regression
+    assert "[ragguard/baseline" not in run.output  # the pull-request job ran, not the baseline
+    statuses = [(s.context, s.state) for s in fake_repo.statuses if s.sha == head]
+    assert statuses == [(f"ragguard/{SUITE}", "pending"), (f"ragguard/{SUITE}", "failure")]
+    assert not fake_repo.comments
+    assert fake.file_at(fake_repo, "ragguard-data", f"main/{SUITE}/{head}.json") is None
+    fake.assert_clean()

@@ -152,8 +152,9 @@ def test_a_call_that_never_succeeds_ends_in_error_and_leaves_the_report(
         assert (outcome.state, outcome.exit_code) == ("success", 3)
         assert statuses_of(repo, head) == ["pending"]
         [body] = comments_on(repo, number)
-        assert body.splitlines()[1] == "> [!WARNING]"
-        assert "could not be set" in body.splitlines()[2]
+        # under the marker and the hidden outcome line
+        assert body.splitlines()[2] == "> [!WARNING]"
+        assert "could not be set" in body.splitlines()[3]
         assert left_behind(suite).outputs["status-error"].startswith("GitHub: set status")
     else:
         with pytest.raises(GitHubError, match=r"\(503\): Service Unavailable"):
@@ -228,7 +229,7 @@ def test_statuses_refused_throughout_still_posts_the_comment_and_logs_why(
     assert (outcome.state, outcome.exit_code) == ("success", 3)
     assert statuses_of(repo, repo.pulls[number].head_sha) == []
     [body] = comments_on(repo, number)
-    assert "The commit status `ragguard/orders` could not be set" in body.splitlines()[2]
+    assert "The commit status `ragguard/orders` could not be set" in body.splitlines()[3]
     assert any("could not set the success status" in line for line in lines)
     outputs = left_behind(suite).outputs
     assert outputs["comment-path"].endswith("comment.md") and outputs["comment-url"]

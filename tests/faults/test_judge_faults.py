@@ -147,7 +147,11 @@ def test_a_judge_fault_that_persists_is_a_judge_error_per_question_never_a_pass(
 
 
 def test_a_judge_that_keeps_failing_in_ci_ends_in_an_error_status_with_every_question_listed(
-    fake: FakeGitHub, repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake: FakeGitHub,
+    repo: Repo,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("RAGGUARD_FAULTS_JUDGE_KEY", "sk-faults")
     with FakeOpenAI(default="503") as server:
@@ -164,6 +168,11 @@ def test_a_judge_that_keeps_failing_in_ci_ends_in_an_error_status_with_every_que
         settings = ci_settings(fake, suite, "pull_request", pull_event(repo, number))
         outcome = run_ci(settings, ci_collaborators(settings, []))
         assert server.calls == 2 * 2  # two answers, each tried twice
+    # the job log reports the judge's calls and tokens
+    judge_line = [
+        x for x in capsys.readouterr().err.splitlines() if x.startswith("ragguard: judge:")
+    ]
+    assert judge_line and "2 answers, 4 requests" in judge_line[0], judge_line
 
     assert (outcome.state, outcome.exit_code) == ("error", EXIT_ERROR)
     assert statuses_of(repo, repo.pulls[number].head_sha) == ["pending", "error"]

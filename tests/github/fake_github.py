@@ -12,6 +12,11 @@ client's timeout.
 
 Artifact zips are served by a second server on another loopback host (127.0.0.2), like GitHub
 redirecting to its storage host; any Authorization header arriving there is a violation.
+
+GraphQL (``POST /graphql``, or ``/api/graphql`` beside a GHES ``/api/v3`` prefix) answers the one
+mutation ragguard sends, ``minimizeComment`` (variables ``id`` and ``classifier``), the way
+GitHub does: status 200 with ``data``, or with an ``errors`` list (NOT_FOUND, FORBIDDEN). Any
+other document is a violation.
 """
 
 from __future__ import annotations
@@ -39,6 +44,14 @@ SECONDARY_RATE_LIMIT = "You have exceeded a secondary rate limit. Please wait a 
 PRIMARY_RATE_LIMIT = "API rate limit exceeded for installation ID 1."
 NOT_ACCESSIBLE = "Resource not accessible by integration"
 EPOCH = datetime(2026, 1, 5, 12, 0, tzinfo=timezone.utc)
+
+
+MINIMIZE_CLASSIFIERS = ("SPAM", "ABUSE", "OFF_TOPIC", "OUTDATED", "DUPLICATE", "RESOLVED")
+
+
+def _graphql_error(kind: str, message: str) -> dict[str, Any]:
+    """GitHub's GraphQL failure: status 200, ``data`` null, the reason in ``errors``."""
+    return {"data": {"minimizeComment": None}, "errors": [{"type": kind, "message": message}]}
 
 
 def iso(moment: datetime) -> str:
@@ -151,6 +164,11 @@ class Comment:
     user_type: str
     created_at: datetime
     updated_at: datetime
+    minimized_reason: str | None = None
+
+    @property
+    def node_id(self) -> str:
+        return "IC_kwDO" + base64.b64encode(str(self.id).encode()).decode().rstrip("=")
 
 
 @dataclass
@@ -597,8 +615,15 @@ class FakeGitHub:
             return
         self._send(handler, status, payload, headers)
 
+    @property
+    def graphql_path(self) -> str:
+        """Where GraphQL is: ``/graphql``, or ``/api/graphql`` for a GHES ``/api/v3`` prefix."""
+        return self.prefix.removesuffix("/v3") + "/graphql"
+
     def _answer(self, record: RecordedRequest, handler: BaseHTTPRequestHandler) -> Response:
         path = record.path
+        if path == self.graphql_path:
+            return self._graphql(record)
         if self.prefix:
             if not path.startswith(self.prefix + "/"):
                 self._violation(record, f"outside the API prefix {self.prefix}")
@@ -631,6 +656,46 @@ class FakeGitHub:
             else:
                 return fault.status, self._error_body(fault.message), dict(fault.headers)
         return self._dispatch(match, token, record, path, body)
+
+    def _graphql(self, record: RecordedRequest) -> Response:
+        record.operation = "POST /graphql"
+        token = self._authenticate(record)
+        if isinstance(token, tuple):
+            return token
+        fault = self._take_fault(record.method, record.path)
+        if fault is not None and fault.kind == "status":
+            return fault.status, self._error_body(fault.message), dict(fault.headers)
+        if record.method != "POST":
+            self._violation(record, "GraphQL takes POST only")
+            return 404, self._error_body("Not Found"), {}
+        try:
+            document = json.loads(record.body)
+            query, variables = document["query"], document.get("variables") or {}
+        except (ValueError, KeyError, TypeError):
+            self._violation(record, "GraphQL body is not {query, variables}")
+            return 400, {"message": "Problems parsing JSON"}, {}
+        if "minimizeComment(" not in query or set(variables) != {"id", "classifier"}:
+            self._violation(record, f"unexpected GraphQL document: {query[:200]!r}")
+            return 200, _graphql_error("UNKNOWN", "the fake answers minimizeComment only"), {}
+        with self.lock:
+            return 200, self._minimize(token, variables["id"], variables["classifier"]), {}
+
+    def _minimize(self, token: Token, node_id: str, classifier: str) -> dict[str, Any]:
+        if classifier not in MINIMIZE_CLASSIFIERS:
+            return _graphql_error("INVALID", f"classifier {classifier!r} is not valid")
+        found = [
+            c for r in self.repos.values() for c in r.comments.values() if c.node_id == node_id
+        ]
+        if not found:
+            return _graphql_error(
+                "NOT_FOUND", f"Could not resolve to a node with the global id of '{node_id}'"
+            )
+        comment = found[0]
+        if token.read_only or comment.user != token.login:
+            return _graphql_error("FORBIDDEN", NOT_ACCESSIBLE)
+        comment.minimized_reason = classifier.lower()
+        minimized = {"isMinimized": True, "minimizedReason": comment.minimized_reason}
+        return {"data": {"minimizeComment": {"minimizedComment": minimized}}}
 
     def _authenticate(self, record: RecordedRequest) -> Token | Response:
         header = record.headers.get("Authorization", "")
@@ -752,6 +817,7 @@ class FakeGitHub:
     def _comment_json(self, repo: Repo, comment: Comment) -> dict[str, Any]:
         return {
             "id": comment.id,
+            "node_id": comment.node_id,
             "body": comment.body,
             "user": self._user_json(comment.user, comment.user_type),
             "url": f"{self._repo_url(repo)}/issues/comments/{comment.id}",

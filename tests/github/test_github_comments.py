@@ -102,7 +102,8 @@ def test_off_mode_makes_no_request(fake: FakeGitHub, pr: int, client: GitHubClie
 
 def test_unknown_mode_is_a_clear_error(client: GitHubClient, pr: int) -> None:
     with pytest.raises(
-        ValueError, match="comment mode 'sometimes' is not one of update, new, on-regression, off"
+        ValueError,
+        match="comment mode 'sometimes' is not one of new-on-worse, update, new, on-regression, off",
     ):
         client.upsert_comment(pr, "default", "x", mode="sometimes")
 

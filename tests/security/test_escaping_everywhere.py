@@ -34,7 +34,8 @@ from ragguard.ci.settings import CiSettings
 from ragguard.compare import Comparison, Provenance, compare
 from ragguard.formats.junit import comparison_junit
 from ragguard.gate import GateRules
-from ragguard.github import GitHubClient, comment_marker, read_event
+from ragguard.github import GitHubClient, Outcome, comment_marker, read_event
+from ragguard.github.comments import outcome_of
 from ragguard.render import (
     comparison_terminal,
     explanation_text,
@@ -220,7 +221,9 @@ def test_action_outputs_of_the_hostile_comparison_are_one_key_each(
     write_outputs(path, outputs)
     parsed = parse_output_file(path.read_text())
     assert parsed == outputs
-    assert set(json.loads(parsed["metrics"])) == {m.name for m in comparison.metrics}
+    assert set(json.loads(parsed["metrics"])) == {
+        m.name for m in (*comparison.metrics, *comparison.costs)
+    }
 
 
 # ----- a whole `ragguard ci` run on a hostile system's answers -----------------------------
@@ -313,7 +316,9 @@ def test_a_ci_run_posts_logs_and_outputs_the_corpus_as_text(
     assert outcome.comparison.of_kind("newly_failing")
     [comment] = [c for c in fake_repo.comments.values() if c.issue_number == pull.number]
     assert outcome.comment is not None and comment.body.startswith(comment_marker(SUITE))
-    assert_inert_markdown(comment.body, markers=1)
+    # two HTML comments, both ragguard's: the marker and the hidden outcome line under it
+    assert outcome_of(comment.body) == Outcome("fail", "failure")
+    assert_inert_markdown(comment.body, markers=2)
     assert "::set-output" in comment.body.replace("\\", "").replace("\u200b", "")  # shown
     assert_inert_markdown((root / "step-summary.md").read_text(), markers=1)
     assert_no_workflow_command("\n".join(log))

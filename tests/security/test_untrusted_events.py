@@ -30,6 +30,7 @@ from ragguard.ci.settings import CiSettings
 from ragguard.compare import compare
 from ragguard.errors import InputError
 from ragguard.github import GitHubClient, comment_marker, read_event
+from ragguard.github.comments import outcome_of
 from ragguard.render import COMMENT_LIMIT, render_comment
 
 SUITE = "orders"
@@ -241,7 +242,9 @@ def test_a_published_comment_is_made_inert_and_cannot_take_over_another_suites_c
     assert len(posted) == 1 and posted[0].body.startswith(comment_marker(SUITE))
     # the pull request's own markdown structure stays (a heading, a list); nothing active does
     structure = OWN_TAGS | {"h1", "h2", "h5", "h6"}
-    assert_inert_markdown(posted[0].body, markers=1, allowed_tags=structure)
+    # two HTML comments, both the publisher's: the marker and the hidden outcome line under it
+    assert outcome_of(posted[0].body) is not None
+    assert_inert_markdown(posted[0].body, markers=2, allowed_tags=structure)
     assert fake_repo.comments[other.id].body == comment_marker("other") + "\nthe other suite"
     status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
     assert "\n" not in status.description and len(status.description) <= 140

@@ -136,6 +136,8 @@ class RagHandler(BaseHTTPRequestHandler):
                 },
                 "answer": f"answer to {question_id}: {body.get('query', body.get('question'))}",
             }
+            if behaviour.startswith("usage "):  # "usage {json}": the reply reports its cost
+                reply["meta"] = {"usage": json.loads(behaviour.removeprefix("usage "))}
             self._send(200, "application/json", json.dumps(reply))
 
     def _send(self, status: int, kind: str, text: str, headers: dict | None = None) -> None:

@@ -274,3 +274,25 @@ def test_retry_after_seconds_or_http_date() -> None:
     assert retry_after_seconds({"Retry-After": earlier}, now=now.timestamp()) == 0.0
     assert retry_after_seconds({"Retry-After": "soon"}) is None
     assert retry_after_seconds({}) is None
+
+
+def test_usage_is_read_from_the_response_path_and_a_bad_one_fails_its_question(
+    rag_server, make_config, run_suite, token: str
+) -> None:
+    rag_server.script = {
+        "rate": ['usage {"prompt_tokens": 700, "completion_tokens": 100, "cost": 0.002}'],
+        "auth": ['usage {"cost": "free"}'],
+    }
+    config = make_config(MAPPED.format(url=rag_server.url) + "  usage: meta.usage\n")
+
+    outcome = run_suite(config)
+
+    rate = outcome.records["rate"]
+    assert (rate.usage.tokens, rate.usage.cost) == (800, 0.002)
+    assert rate.to_dict()["usage"] == {
+        "prompt_tokens": 700,
+        "completion_tokens": 100,
+        "cost": 0.002,
+    }
+    auth = outcome.records["auth"]
+    assert auth.error is not None and "'usage.cost' expected a non-negative number" in auth.error

@@ -7,6 +7,7 @@
 | ``push`` / ``workflow_dispatch`` on another ref, ``schedule`` | evaluate against the baseline |
 | ``workflow_dispatch`` with ``pr: N`` | re-evaluate PR N, comment and status on its head |
 | ``workflow_run`` | publish what a fork PR's read-only run left as an artifact |
+| ``merge_group`` | evaluate the queued head, gate it (status on its sha), no comment |
 | ``issue_comment`` ``/ragguard accept <reason>`` on a PR | accept its regression (ci/accept.py) |
 
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
@@ -27,13 +28,18 @@ from ragguard.github import EventContext
 PULL_REQUEST, BASELINE, EVALUATE, PUBLISH = "pull-request", "baseline", "evaluate", "publish"
 ACCEPT, IGNORE = "accept", "ignore"
 PULL_EVENTS = ("pull_request", "pull_request_target")
+MERGE_GROUP = "merge_group"
 SAVING_EVENTS = ("push", "workflow_dispatch")
 ACCEPT_COMMAND = "/ragguard accept"
 
 
 @dataclass(frozen=True)
 class Activity:
-    """What to do. ``pr`` is where to post; ``target_branch`` whose baseline to compare with."""
+    """What to do. ``pr`` is where to post; ``target_branch`` whose baseline to compare with.
+
+    ``base_sha`` is the commit whose baseline to prefer when the event names it (a merge
+    group's base), saving the API's merge-base lookup.
+    """
 
     kind: str
     why: str
@@ -42,6 +48,7 @@ class Activity:
     target_branch: str | None = None
     save_baseline: bool = False
     fork: bool = False
+    base_sha: str | None = None
 
 
 def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = None) -> Activity:
@@ -49,7 +56,7 @@ def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = No
     if event.name == "issue_comment":
         return _comment_command(event)
     activity = _from_event(event, pr) if mode == "auto" else _forced(event, mode, pr)
-    if activity.save_baseline and event.name in PULL_EVENTS:
+    if activity.save_baseline and event.name in (*PULL_EVENTS, MERGE_GROUP):
         raise InputError(
             "input mode",
             f"a {event.name} run executes the pull request's code and may not save a baseline; "
@@ -97,6 +104,8 @@ def _comment_command(event: EventContext) -> Activity:
 def _from_event(event: EventContext, pr: int | None) -> Activity:
     if event.name in PULL_EVENTS:
         return _pull_request(event)
+    if event.name == MERGE_GROUP:
+        return _merge_group(event)
     if event.name == "workflow_run":
         return Activity(PUBLISH, "workflow_run: publish a fork pull request's results")
     if pr is not None:
@@ -136,6 +145,22 @@ def _pull_request(event: EventContext) -> Activity:
         head_sha=event.pull_head_sha,
         target_branch=event.pull_base_ref,
         fork=event.is_fork_pull,
+    )
+
+
+def _merge_group(event: EventContext) -> Activity:
+    """The queue's temporary head is gated like a pull request's, but has no PR to comment on."""
+    head, base = event.merge_group_head_sha, event.merge_group_base_branch
+    if not head or not base:
+        raise InputError(
+            "GITHUB_EVENT_PATH", "merge_group payload has no merge_group.head_sha or base_ref"
+        )
+    return Activity(
+        EVALUATE,
+        f"merge_group into {base}: evaluate and gate the queued head {head[:12]}",
+        head_sha=head,
+        target_branch=base,
+        base_sha=event.merge_group_base_sha,
     )
 
 

@@ -74,14 +74,16 @@ from ragguard.errors import InputError
 from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
+    DEFAULT_COMMENT_MODE,
     ArtifactBaselineStore,
     CommentOutcome,
     GitHubClient,
     GitHubError,
+    Outcome,
     ReadOnlyTokenError,
     StoredBaseline,
 )
-from ragguard.github.comments import note_at_top
+from ragguard.github.comments import note_at_top, with_outcome, without_outcome
 from ragguard.render import (
     SUMMARY_LIMIT_BYTES,
     comparison_json,
@@ -130,6 +132,7 @@ class Target:
     sha: str
     base_branch: str | None
     pr: int | None
+    base_sha: str | None = None  # the merge base when the event names it (a merge group)
 
 
 @dataclass(frozen=True)
@@ -232,7 +235,7 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
         collab.github,
         int(event.run_id),
         event.run_head_sha,
-        settings.comment_mode or "update",
+        settings.comment_mode or DEFAULT_COMMENT_MODE,
         collab.log,
     )
     url = next((p.comment_url for p in done if p.comment_url), None)
@@ -287,7 +290,7 @@ def resolve_target(activity: Activity, settings: CiSettings, github: GitHubClien
     sha = activity.head_sha or settings.event.sha
     if not sha:
         raise InputError("GITHUB_SHA", "no commit to evaluate: GITHUB_SHA is not set")
-    return Target(sha, activity.target_branch, None)
+    return Target(sha, activity.target_branch, None, activity.base_sha)
 
 
 def _evaluate_and_report(
@@ -322,7 +325,10 @@ def _evaluate_and_report(
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, _baseline_phrase(stored, comparison), changes)
-    comment_body = note_at_top(top, _with_trend(render_comment(comparison), trend))
+    comment_body = with_outcome(
+        note_at_top(top, _with_trend(render_comment(comparison), trend)),
+        Outcome(comparison.verdict, state),
+    )
     summary = note_at_top(top, _with_trend(render_summary(comparison), trend))
     write_all(
         [
@@ -344,7 +350,7 @@ def _evaluate_and_report(
         _summary_header(stored, activity) + _job_summary(summary, comparison, trend),
     )
     if status.read_only:
-        _write_publish(out, target, config.suite, comment_body, status, settings)
+        _write_publish(out, target, config.suite, comment_body, status, settings, comparison)
     write_outputs(
         settings.output_file,
         _outputs(comparison, results_path, out, comment, status, config.suite),
@@ -400,11 +406,12 @@ def trusted_gate(
     own: GateRules,
     target: Target,
 ) -> GateSource | None:
-    """For a pull request: the gate rules of the target branch's ragguard.yml at the merge
-    base (read through the API: the checkout is the pull request's), else None."""
-    if activity.kind != PULL_REQUEST or target.base_branch is None:
+    """For a pull request or a merge group: the gate rules of the target branch's ragguard.yml
+    at the merge base (read through the API: the checkout is the pull request's), else None."""
+    if (activity.kind != PULL_REQUEST and activity.base_sha is None) or not target.base_branch:
         return None
-    merge_base = collab.github.merge_base(target.base_branch, target.sha)
+    # a merge group names its base; its queued head holds the pull request's ragguard.yml
+    merge_base = activity.base_sha or collab.github.merge_base(target.base_branch, target.sha)
     path = collab.repo_path(settings.config)
     content = collab.github.file_at(path, merge_base)
     where = f"{path} on {target.base_branch} at {merge_base[:12]}"
@@ -473,6 +480,7 @@ def fetch_baseline(
         return None
     if store_kind == "file":
         return _check_suite(_file_baseline(opts, target), config.suite)
+    merge_base = merge_base or target.base_sha
     if merge_base is None and (
         target.pr is not None or target.base_branch != settings.event.branch
     ):
@@ -611,15 +619,25 @@ def _post_comment(
     if status.read_only:
         return None
     regressed = comparison.verdict != "pass"
+    now = Outcome(comparison.verdict, status_state(comparison))
     try:
         outcome = collab.github.upsert_comment(
-            number, suite, body, mode=opts.comment_mode, regressed=regressed
+            number, suite, body, mode=opts.comment_mode, regressed=regressed, outcome=now
         )
     except ReadOnlyTokenError:
         status.read_only = True
         collab.log("ragguard: the token may not comment: the comment goes to publish.json")
         return None
     collab.log(f"ragguard: comment {outcome.action}" + (f": {outcome.url}" if outcome.url else ""))
+    if outcome.superseded is not None:
+        collab.log(
+            f"ragguard: the verdict turned {comparison.verdict}: new comment posted; "
+            + (
+                f"comment {outcome.superseded} not minimised ({outcome.minimize_error})"
+                if outcome.minimize_error
+                else f"comment {outcome.superseded} minimised as outdated"
+            )
+        )
     return outcome
 
 
@@ -701,9 +719,13 @@ def _write_publish(
     body: str,
     status: StatusReporter,
     settings: CiSettings,
+    comparison: Comparison,
 ) -> None:
     state, description = status.last or ("error", "ragguard did not finish")
-    payload = publish_document(suite, target.sha, body, state, description)
+    # The publisher writes its own outcome line; a published one would be made inert text.
+    payload = publish_document(
+        suite, target.sha, without_outcome(body), state, description, comparison.verdict
+    )
     write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(
         settings.summary_file,
@@ -739,13 +761,15 @@ def evaluate_config(
         print(f"ragguard: {line}", file=sys.stderr)
     records = suite_run.outcome.records.values()
     write_report(out / "run.jsonl", dump_run(records))
-    results, _ = score_suite_run(
+    results, generation = score_suite_run(
         config,
         suite_run,
         git=dict(git),
         cache_dir=cache_dir,
         warn=lambda line: print(f"ragguard: warning: {line}", file=sys.stderr),
     )
+    if generation.judge:  # the judge's calls and tokens, as `ragguard run` prints them
+        print(f"ragguard: {generation.judge.usage.line()}", file=sys.stderr)
     return results
 
 

@@ -73,7 +73,8 @@ def append_summary(path: Path | None, markdown: str) -> None:
 
 
 def metrics_output(comparison: Comparison) -> dict[str, dict[str, Any]]:
-    """Every metric's head value, baseline value, delta and verdict (None where unknown)."""
+    """Every metric's head value, baseline value, delta and verdict (None where unknown);
+    the cost metrics (latency_p50, latency_p95 in seconds, tokens, cost) too, lower-is-better."""
     return {
         m.name: {
             "value": m.head,
@@ -82,7 +83,7 @@ def metrics_output(comparison: Comparison) -> dict[str, dict[str, Any]]:
             "p_value": m.p_value,
             "verdict": m.verdict,
         }
-        for m in comparison.metrics
+        for m in (*comparison.metrics, *comparison.costs)
     }
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragguard.errors import InputError
-from ragguard.github import GitHubClient, comment_marker
+from ragguard.github import GitHubClient, Outcome, comment_marker
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
 from ragguard.render.text import ZERO_WIDTH_SPACE
 from ragguard.sources import parse_json_value
@@ -38,6 +38,7 @@ ARTIFACT_PREFIX = "ragguard-publish-"
 PUBLISH_MEMBER = "publish.json"
 MAX_PUBLISH_BYTES = 2 * 1024 * 1024
 STATES = ("success", "failure", "error")
+VERDICTS = ("pass", "warn", "fail", "error", "incomparable")
 _SUITE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 DESCRIPTION_LIMIT = 140
 # What ragguard's own comments hold, and so all a published one may keep as markup.
@@ -70,12 +71,18 @@ class Report:
     comment: str
     state: str
     description: str
+    verdict: str = "unknown"  # older publish.json files do not say
 
 
 def publish_document(
-    suite: str, head_sha: str, comment: str, state: str, description: str
+    suite: str,
+    head_sha: str,
+    comment: str,
+    state: str,
+    description: str,
+    verdict: str | None = None,
 ) -> dict[str, Any]:
-    return {
+    document = {
         "schema": PUBLISH_SCHEMA,
         "suite": suite,
         "head_sha": head_sha,
@@ -83,6 +90,7 @@ def publish_document(
         "state": state,
         "description": description,
     }
+    return document if verdict is None else {**document, "verdict": verdict}
 
 
 def inert_comment(comment: str, marker: str) -> str:
@@ -162,7 +170,10 @@ def parse_report(
         raise InputError(where, f"the comment is over GitHub's {COMMENT_LIMIT} characters")
     if not isinstance(description, str):
         raise InputError(where, "description is not text")
-    return Report(suite, head, inert, state, printable(description, DESCRIPTION_LIMIT))
+    verdict = document.get("verdict", "unknown")
+    if verdict not in (*VERDICTS, "unknown"):
+        raise InputError(where, f"verdict {_shown(verdict)} is not one of {', '.join(VERDICTS)}")
+    return Report(suite, head, inert, state, printable(description, DESCRIPTION_LIMIT), verdict)
 
 
 def _shown(value: object) -> str:
@@ -222,6 +233,7 @@ def publish_run(
                 report.comment,
                 mode=comment_mode,
                 regressed=report.state != "success",
+                outcome=Outcome(report.verdict, report.state),
             )
             url = outcome.url or url
         numbers = tuple(p.number for p in pulls)

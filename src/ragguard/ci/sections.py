@@ -5,7 +5,7 @@ An input that is set wins; else the section's key; else the default::
     baseline: {store: branch, branch: ragguard-data}   # or store: artifact | file | none
     baseline: {store: file, file: eval/baseline.json}   # a committed results file
     baseline: {rerun: true}     # no stored baseline: evaluate the merge base in a git worktree
-    comment: {mode: update}                             # or new | on-regression | off
+    comment: {mode: new-on-worse}           # or update | new | on-regression | off
 
 Errors name the file, line and key, like every config error.
 """
@@ -20,7 +20,7 @@ from typing import Any
 from ragguard.ci.settings import BASELINE_STORES, CiSettings
 from ragguard.config import Config
 from ragguard.errors import InputError, Where
-from ragguard.github import COMMENT_MODES, DATA_BRANCH
+from ragguard.github import COMMENT_MODES, DATA_BRANCH, DEFAULT_COMMENT_MODE
 from ragguard.sources import LineDict, type_name, unknown_key_message
 
 BASELINE_KEYS = ("store", "branch", "file", "rerun")
@@ -32,7 +32,7 @@ _BRANCH = re.compile(r"^[A-Za-z0-9._/-]+$")
 class CiOptions:
     """What the pipeline uses, after inputs, ragguard.yml and defaults are merged."""
 
-    comment_mode: str = "update"
+    comment_mode: str = DEFAULT_COMMENT_MODE
     baseline_store: str = "branch"
     baseline_branch: str = DATA_BRANCH
     baseline_file: Path | None = None
@@ -89,7 +89,7 @@ def ci_options(settings: CiSettings, config: Config) -> CiOptions:
     if not isinstance(rerun, bool):
         raise where.error(f"expected true or false, found {rerun!r}", key="rerun")
     options = CiOptions(
-        comment_mode=settings.comment_mode or mode or "update",
+        comment_mode=settings.comment_mode or mode or DEFAULT_COMMENT_MODE,
         baseline_store=settings.baseline_store or store or "branch",
         baseline_branch=settings.baseline_branch or branch or DATA_BRANCH,
         baseline_file=settings.baseline_file or (config.root / file if file else None),

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ragguard.compare.costs import cost_comparisons
 from ragguard.compare.metrics import compare_metric, head_only_metric, metric_verdict
 from ragguard.compare.model import (
     ADDED,
@@ -140,6 +141,7 @@ def compare(
             Provenance(),
             baseline_missing=True,
             head_errors=head_errors,
+            costs=cost_comparisons(None, head, (), rules),
         )
     rescored = rescore_baseline(baseline, head)
     pairs = paired_questions(rescored, head)
@@ -167,6 +169,7 @@ def compare(
         n_baseline=len(baseline.questions),
         head_errors=head_errors,
         baseline_errors=failed_count(baseline.questions),
+        costs=cost_comparisons(baseline, head, pairs, rules),
     )
 
 

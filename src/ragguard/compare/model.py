@@ -174,6 +174,8 @@ class Comparison:
     head_errors: int = 0
     baseline_errors: int = 0
     head_sha: str | None = None
+    # Latency, tokens and cost per answer (compare/costs.py): lower is better, own budgets.
+    costs: tuple[MetricComparison, ...] = ()
 
     @property
     def incomparable(self) -> bool:

@@ -42,10 +42,10 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
                 f"{n} evaluation setting{'s' if n != 1 else ''} differ from the baseline's",
             )
         )
-    for metric in comparison.metrics:
+    for metric in (*comparison.metrics, *comparison.costs):
         if metric.verdict in (FAIL, WARN):
             reasons.extend(Reason(metric.verdict, note, metric.name) for note in metric.notes)
-    known = {metric.name for metric in comparison.metrics}
+    known = {metric.name for metric in (*comparison.metrics, *comparison.costs)}
     ruled = [*rules.metrics, *comparison.per_question_rule]
     for name in dict.fromkeys(n for n in ruled if n not in known):
         reasons.append(Reason(WARN, "has a gate rule but is in neither results file", name))

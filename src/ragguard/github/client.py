@@ -26,14 +26,18 @@ from ragguard.github.artifacts import (
 from ragguard.github.comments import (
     MODES,
     CommentOutcome,
+    Outcome,
     comment_marker,
     find_sticky,
+    outcome_of,
     plan_comment,
+    turned_worse,
     with_marker,
 )
 from ragguard.github.connection import GitHubSettings, connect
 from ragguard.github.databranch import DATA_BRANCH, DataBranchStore
 from ragguard.github.errors import GitHubError, github_call
+from ragguard.github.minimize import minimize_comment
 from ragguard.github.pulls import PullInfo, pull_info
 from ragguard.github.statuses import StatusInfo, check_state, clip_description, status_context
 
@@ -118,11 +122,21 @@ class GitHubClient:
             )
 
     def upsert_comment(
-        self, number: int, suite: str, body: str, mode: str = "update", regressed: bool = False
+        self,
+        number: int,
+        suite: str,
+        body: str,
+        mode: str = "update",
+        regressed: bool = False,
+        outcome: Outcome | None = None,
     ) -> CommentOutcome:
-        """Create or update the suite's sticky comment on pull request ``number``."""
+        """Create or update the suite's sticky comment on pull request ``number``.
+
+        ``outcome`` is stored in the comment; in mode ``new-on-worse`` an outcome that turned
+        worse than the stored one posts a new comment and minimises the old one as outdated.
+        """
         marker = comment_marker(suite)
-        text = with_marker(body, marker)
+        text = with_marker(body, marker, outcome)
         if mode not in MODES:
             raise ValueError(f"comment mode {mode!r} is not one of {', '.join(MODES)}")
         if mode == "off":
@@ -132,7 +146,8 @@ class GitHubClient:
         if mode != "new":
             with github_call(f"list comments of #{number}"):
                 existing = find_sticky(issue.get_comments(), marker, self.whoami)
-        action = plan_comment(mode, existing is not None, regressed)
+        worse = existing is not None and turned_worse(outcome_of(existing.body), outcome)
+        action = plan_comment(mode, existing is not None, regressed, worse)
         if action == "skip":
             return CommentOutcome("skipped")
         if action == "update" and existing is not None:
@@ -143,7 +158,18 @@ class GitHubClient:
             return CommentOutcome("updated", existing.id, existing.html_url)
         with github_call(f"comment on #{number}", write=True):
             created = issue.create_comment(text)
-        return CommentOutcome("created", created.id, created.html_url)
+        if action != "replace" or existing is None:
+            return CommentOutcome("created", created.id, created.html_url)
+        return self._replaced(created.id, created.html_url, existing.id, existing.node_id)
+
+    def _replaced(self, new_id: int, url: str, old_id: int, old_node: str) -> CommentOutcome:
+        """The outcome of a replacement, once the old comment is minimised (or why not: the
+        new comment is what notifies, so a failed minimise is reported, not raised)."""
+        try:
+            minimize_comment(self.gh.requester, old_node)
+        except GitHubError as exc:
+            return CommentOutcome("replaced", new_id, url, old_id, str(exc))
+        return CommentOutcome("replaced", new_id, url, old_id)
 
     def sticky_body(self, number: int, suite: str) -> str | None:
         """The body of the suite's sticky comment on ``number`` (ours), None when there is none."""

@@ -35,6 +35,9 @@ class EventContext:
     run_head_sha: str | None = None
     run_event: str | None = None
     run_conclusion: str | None = None
+    merge_group_head_sha: str | None = None
+    merge_group_base_sha: str | None = None
+    merge_group_base_ref: str | None = None
     action: str | None = None
     comment_body: str | None = None
     comment_user: str | None = None
@@ -49,6 +52,12 @@ class EventContext:
         if self.ref and self.ref.startswith("refs/heads/"):
             return self.ref.removeprefix("refs/heads/")
         return None
+
+    @property
+    def merge_group_base_branch(self) -> str | None:
+        """The branch a merge group merges into (``refs/heads/main`` → ``main``)."""
+        ref = self.merge_group_base_ref
+        return ref.removeprefix("refs/heads/") if ref else None
 
     @property
     def on_default_branch(self) -> bool:
@@ -120,6 +129,7 @@ def read_event(
     pull = _object(payload, "pull_request")
     run = _object(payload, "workflow_run")
     inputs = _object(payload, "inputs")
+    group = _object(payload, "merge_group")
     issue = _object(payload, "issue")
     comment = _object(payload, "comment")
     payload_ref = _get(payload, "ref")
@@ -139,6 +149,9 @@ def read_event(
         run_head_sha=_text(run, "head_sha"),
         run_event=_text(run, "event"),
         run_conclusion=_text(run, "conclusion"),
+        merge_group_head_sha=_text(group, "head_sha"),
+        merge_group_base_sha=_text(group, "base_sha"),
+        merge_group_base_ref=_text(group, "base_ref"),
         action=_text(payload, "action"),
         comment_body=_text(comment, "body"),
         comment_user=_text(comment, "user", "login"),

@@ -18,6 +18,10 @@ RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
 INFORMATIONAL = ("judged",)
 GENERATION = ("faithfulness", "answer_relevance", "answer_f1", "abstention")
+# What an answer costs, compared and gated beside the metrics but lower-is-better: the run's
+# latency percentiles (seconds) and the mean tokens and cost per answer from ``usage``.
+COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost")
+LATENCY_METRICS = ("latency_p50", "latency_p95")
 MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 
 DEFAULT_METRICS = (
@@ -77,6 +81,11 @@ class MetricSpec:
 
     def __str__(self) -> str:
         return self.name
+
+
+def higher_is_better(name: str) -> bool:
+    """The metric's direction: every quality metric goes up, a cost metric goes down."""
+    return name not in COST_METRICS
 
 
 def parse_metric(name: str) -> MetricSpec:

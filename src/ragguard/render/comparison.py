@@ -38,6 +38,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
+from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
     failing_entries,
@@ -275,6 +276,7 @@ def comparison_context(
         "still_failing_count": len(comparison.of_kind(STILL_FAILING)),
         "drift": _drift(comparison, detail),
         "latency": latency_line(comparison) if _show_latency(comparison, detail) else "",
+        "cost_rows": cost_rows(comparison, detail.compact),
         "provenance": provenance_line(comparison),
         "footer": footer_line(comparison, detail),
         "all_questions": [_question_row(q) for q in _in_id_order(comparison.questions)]
@@ -298,6 +300,7 @@ def is_quiet(comparison: Comparison) -> bool:
         and not any(q.kind in (NEWLY_FAILING, FIXED, ADDED, REMOVED) for q in comparison.questions)
         and not comparison.relabelled
         and not latency_matters(comparison)
+        and not cost_rows(comparison, compact=True)
     )
 
 
@@ -809,6 +812,17 @@ def comparison_terminal(comparison: Comparison) -> str:
             disable_numparse=True,
         )
     )
+    if comparison.costs:
+        headers = ["per answer (lower is better)", "baseline", "head", "change", "p", "budget"]
+        lines += [
+            "",
+            tabulate(
+                cost_terminal_rows(comparison),
+                headers=headers,
+                tablefmt="simple",
+                disable_numparse=True,
+            ),
+        ]
     if comparison.reasons:
         lines.append("")
         for reason in ordered_reasons(comparison):
@@ -871,6 +885,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "question_changes": [asdict(q) for q in comparison.questions if q.kind != PASSING],
         "tags": [asdict(t) for t in comparison.tags],
         "latency_ms": asdict(comparison.latency),
+        "costs": {m.name: {**_metric_dict(m), "lower_is_better": True} for m in comparison.costs},
         "baseline": asdict(comparison.provenance),
         "head_sha": comparison.head_sha,
         "incomparable_settings": [asdict(d) for d in comparison.setting_diffs],

@@ -20,8 +20,10 @@ from ragguard.errors import InputError, Where
 from ragguard.runs import Chunk, RunRecord, record_from_mapping
 from ragguard.sources import type_name
 from ragguard.testset import Question
+from ragguard.usage import Usage
 
-OUTPUT_KEYS = ("retrieved", "answer", "meta")
+OUTPUT_KEYS = ("retrieved", "answer", "meta", "usage")
+USAGE_ATTRIBUTES = ("prompt_tokens", "completion_tokens", "total_tokens", "cost")
 
 
 class SystemFailure(Exception):
@@ -46,6 +48,7 @@ class Answer:
     retrieved: tuple[Chunk, ...] = ()
     answer: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    usage: Usage | None = None
 
 
 @runtime_checkable
@@ -103,8 +106,17 @@ def answer_from_output(value: Any, what: str = "the result") -> Answer:
             f"{what}: 'retrieved' is {type_name(retrieved)}; expected a list in rank order"
         )
     fields["retrieved"] = [_chunk_value(item) for item in retrieved or ()]
+    fields["usage"] = _usage_value(fields.get("usage"))
     record = _validated({"id": "-", **fields}, what)
-    return Answer(record.retrieved, record.answer, record.meta)
+    return Answer(record.retrieved, record.answer, record.meta, record.usage)
+
+
+def _usage_value(usage: Any) -> Any:
+    """A usage object (an SDK's ``CompletionUsage``, with token attributes) becomes a mapping."""
+    if usage is None or isinstance(usage, Mapping):
+        return usage
+    found = {key: getattr(usage, key) for key in USAGE_ATTRIBUTES if hasattr(usage, key)}
+    return found or usage
 
 
 def _chunk_value(item: Any) -> Any:
@@ -135,6 +147,7 @@ def record_for(question_id: str, answer: Answer, latency_ms: float | None) -> Ru
         answer=answer.answer,
         latency_ms=latency_ms,
         meta=dict(answer.meta),
+        usage=answer.usage,
     )
 
 

@@ -46,7 +46,7 @@ from ragguard.system.base import (
 from ragguard.testset import Question
 
 METHODS = ("POST", "GET")
-RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer")
+RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer", "usage")
 DEFAULT_RESPONSE = {
     "retrieved": "retrieved",
     "id": "id",
@@ -54,6 +54,7 @@ DEFAULT_RESPONSE = {
     "score": "score",
     "doc": "doc",
     "answer": "answer",
+    "usage": "usage",
 }
 DEFAULT_BODY = {"question": "{question}", "id": "{id}", "tags": "{tags}"}
 DEFAULT_PARAMS = {"question": "{question}", "id": "{id}"}
@@ -76,6 +77,7 @@ class ResponseMapping:
     doc: str | None = "doc"  # the chunk's document, for evidence labels
     answer: str | None = "answer"
     answer_required: bool = False
+    usage: str | None = "usage"  # the answer's tokens and cost (usage.py), when present
 
     def extract(self, document: Any) -> dict[str, Any]:
         items = lookup(document, self.retrieved)
@@ -90,6 +92,9 @@ class ResponseMapping:
             except PathMissing:
                 if self.answer_required:
                     raise
+        if self.usage is not None:
+            with contextlib.suppress(PathMissing):
+                output["usage"] = lookup(document, self.usage)
         return output
 
     def _chunk(self, item: Any) -> Any:
@@ -332,7 +337,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
             raise system.error(
                 f"unknown key {key!r}; allowed: {', '.join(RESPONSE_KEYS)}", key="response"
             )
-        nullable = key in ("text", "score", "doc", "answer")
+        nullable = key in ("text", "score", "doc", "answer", "usage")
         if not (isinstance(path, str) or (path is None and nullable)):
             raise system.error(
                 f"{key}: expected a JSON pointer (/a/b) or dotted path (a.b), found {path!r}",
@@ -347,6 +352,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
         doc=merged["doc"],
         answer=merged["answer"],
         answer_required="answer" in value and value["answer"] is not None,
+        usage=merged["usage"],
     )
 
 
