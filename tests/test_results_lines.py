@@ -22,6 +22,7 @@ from ragguard.results import (
     write_results,
 )
 from ragguard.results_lines import LazyIds, read_written_results
+from ragguard.usage import Usage
 from test_results import RESULTS
 
 
@@ -65,8 +66,9 @@ VARIED = _with_ids(
         VARIED,
         replace(RESULTS, questions=()),
         replace(RESULTS, shard=ShardInfo(1, 2, 6, (0, 2, 4))),
+        replace(VARIED, questions=(replace(VARIED.questions[0], usage=Usage(10, 5, 15, 0.01)),)),
     ],
-    ids=["sentences-and-statuses", "every-kind-of-id", "no-questions", "shard"],
+    ids=["sentences-and-statuses", "every-kind-of-id", "no-questions", "shard", "usage"],
 )
 def test_a_written_file_is_read_fast_and_equal(tmp_path: Path, results: Results) -> None:
     path = write_results(results, tmp_path / "results.json")

@@ -559,6 +559,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         error=optional[2],
         evidence={},
         judgments={},
+        usage=None,
     )
 
 
