@@ -9,6 +9,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -73,3 +74,16 @@ def environment() -> str:
         f"Python {platform.python_version()} ({platform.python_implementation()}), "
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs"
     )
+
+
+def use_installed_bytecode(cache: Path) -> None:
+    """Let this process's children find compiled bytecode as an installed package has it
+    (pip compiles a wheel's modules at install time).
+
+    A ``PYTHONDONTWRITEBYTECODE`` inherited from the shell would make every child compile
+    ragguard's modules again (an editable install has no bytecode of its own), a cost no
+    installed user pays: the children write their bytecode under ``cache`` instead, and the
+    caller's untimed warm-up run fills it before anything is timed.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(cache)

@@ -1,8 +1,9 @@
 """Runner overhead with the python adapter: what ragguard adds to each question's call.
 
 A trivial system function (it returns two chunk ids and an answer) is called directly
-``--questions`` times (the call itself), then through ``PythonAdapter.ask`` (the timeout
-mechanism and the answer's parsing), then through the whole runner, ``run_questions`` at
+``--questions`` times (the call itself), then through ``PythonAdapter.ask`` (a helper
+thread keeps the time, for callers other than the runner, and the answer is parsed), then
+through the whole runner, ``run_questions`` at
 ``--concurrency`` (queues, records, latency, progress). The per-question overhead is the
 runner's time less the bare call's, divided by the questions. Target: under 50 us at
 concurrency 1.

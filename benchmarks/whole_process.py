@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
-from _common import environment
+from _common import environment, use_installed_bytecode
 
 METRICS = "ndcg@10,recall@100,mrr,map@100"
 TOLERANCE = 1e-9
@@ -346,10 +346,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"metrics {METRICS}; {args.repeat} runs of each tool per size, interleaved; medians; "
         f"ratios to the {REFERENCE} script (wall, CPU, peak RSS)"
     )
-    warm_up(tools, args.before_src)
     rows = []
     folder = Path(tempfile.mkdtemp(prefix="ragguard-whole-", dir=args.tmp))
     try:
+        use_installed_bytecode(folder / "bytecode")
+        warm_up(tools, args.before_src)
         for size in args.questions:
             medians = measure_size(size, args, tools, folder)
             reference = medians.get(REFERENCE)

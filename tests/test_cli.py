@@ -143,6 +143,27 @@ def test_console_script_is_installed() -> None:
         assert command in completed.stdout
 
 
+def test_a_one_question_score_loads_no_template_table_or_http_library(tmp_path: Path) -> None:
+    """Start-up counts for a CLI (benchmarks/startup.py): the retrieval-only `score` path
+    must not import jinja2, tabulate, importlib.metadata or requests."""
+    (tmp_path / "t.yaml").write_text("- id: q1\n  question: q?\n  relevant: {a: 1}\n")
+    (tmp_path / "r.jsonl").write_text('{"id": "q1", "retrieved": ["a", "b"]}\n')
+    script = (
+        "import sys\nfrom ragguard.cli import main\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    assert exit.code == 0, exit\n"
+        "heavy = ('jinja2', 'tabulate', 'importlib.metadata', 'requests')\n"
+        "print(sorted(m for m in sys.modules if m in heavy))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script, "score", "--testset", str(tmp_path / "t.yaml"),
+         "--run", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "results.json")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[-1] == "[]"
+    assert "hit_rate@1" in completed.stdout
+
+
 def test_help_lists_commands_in_the_order_of_use_with_whole_summaries(ragguard_cli):
     result = ragguard_cli("--help")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
+from tabulate import tabulate
 
 from compare_cases import (
     GOLDEN_CASES,
@@ -43,6 +44,7 @@ from ragguard.render import (
     render_summary,
 )
 from ragguard.render.comparison import SUMMARY_CUT_NOTE
+from ragguard.render.text import simple_table
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("RAGGUARD_UPDATE_GOLDEN") == "1"
@@ -191,6 +193,21 @@ def test_escape_markdown_basics() -> None:
     assert escape_markdown("line\nbreak") == "line break"
     assert escape_markdown("x" * 1000, limit=10) == "x" * 9 + "…"
     assert escape_markdown("#12") == "\\#\u200b12"
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [["hit_rate@1", "1.000", "[1.000, 1.000]", "1"], ["a-long-metric-name@10", "n/a", "", "0"]],
+        [["m", "0.5", "", ""]],
+        [],
+        [["漢字漢字漢字漢字", "−0.250", "[−0.5, 0.0]", "10000"]],
+    ],
+)
+def test_simple_table_lays_out_as_tabulate_simple_does(rows: list[list[str]]) -> None:
+    headers = ["metric", "value", "95% CI", "n"]
+    expected = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    assert simple_table(headers, rows) == expected
 
 
 def test_custom_template_extends_base_and_one_without_marker_is_refused(tmp_path: Path) -> None:

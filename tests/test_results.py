@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, fields, replace
 
 import pytest
 
@@ -16,6 +16,7 @@ from ragguard.results import (
     Results,
     SentenceVerdict,
     load_results,
+    question_result,
     results_from_dict,
     write_results,
 )
@@ -315,3 +316,15 @@ def test_a_question_not_as_ragguard_writes_it_is_read_by_the_checking_reader(wri
     assert loaded.questions[1].metrics == {"hit_rate@3": 0.0, "mrr": 0.0}
     assert loaded.questions[1].latency_ms == 12.0
     assert loaded.questions[0] == RESULTS.questions[0]
+
+
+def test_question_result_builds_what_the_frozen_dataclass_builds():
+    """The bulk paths' constructor: every field given, the same value, still frozen."""
+    question = RESULTS.questions[0]
+    values = {f.name: getattr(question, f.name) for f in fields(QuestionResult)}
+    built = question_result(**values)
+    assert type(built) is QuestionResult and built == question
+    with pytest.raises(FrozenInstanceError):
+        built.id = "changed"  # type: ignore[misc]
+    with pytest.raises(KeyError):
+        question_result(**{name: v for name, v in values.items() if name != "error"})

@@ -12,9 +12,9 @@ import math
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,8 @@ class QuestionResult:
     question: str
     status: str
     metrics: dict[str, float]
-    retrieved: tuple[str, ...] = ()
+    # A tuple, or ids read from a results file and split on first use (results_lines.py).
+    retrieved: Sequence[str] = ()
     relevant: dict[str, int] = field(default_factory=dict)
     fingerprint: str = ""
     answerable: bool = True
@@ -279,8 +280,15 @@ def write_results(results: Results, path: str | Path) -> Path:
 
 
 def load_results(path: str | Path) -> Results:
+    """A results file, read fast in the layout ragguard writes (``results_lines``), else
+    parsed whole; both give the same results and the same errors."""
+    from ragguard.results_lines import read_written_results
+
     path = Path(path)
     with collector_paused():
+        written = read_written_results(path)
+        if written is not None:
+            return written
         return results_from_dict(read_json_file(path, "results file"), path)
 
 
@@ -375,6 +383,21 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 def results_from_dict(data: Any, source: str | Path = "results") -> Results:
     """Rebuild :class:`Results` from its JSON form, refusing unknown schema versions."""
+
+    def questions(read: _Reader) -> tuple[QuestionResult, ...]:
+        return tuple(
+            question_from_dict(read, entry, index)
+            for index, entry in enumerate(read.get(data, "questions", list, ""))
+        )
+
+    return results_from_header(data, questions, source)
+
+
+def results_from_header(
+    data: Any, questions: Callable[[_Reader], tuple[QuestionResult, ...]], source: str | Path
+) -> Results:
+    """:class:`Results` from the header of its JSON form (everything but the questions)
+    and ``questions``, which builds them once the header has been checked."""
     read = _Reader(source)
     _check_schema(read, data)
     testset = read.get(data, "testset", dict, "")
@@ -383,10 +406,7 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         name: _summary(read, entry, f"summary.{name}")
         for name, entry in read.get(data, "summary", dict, "").items()
     }
-    questions = tuple(
-        _plain_question(entry) or _question(read, entry, f"questions[{index}]")
-        for index, entry in enumerate(read.get(data, "questions", list, ""))
-    )
+    questions = questions(read)
     _check_unique_ids(questions, source)
     return Results(
         suite=read.get(data, "suite", str, ""),
@@ -400,6 +420,18 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
         ragguard_version=read.get(data, "ragguard_version", str, "", optional=True) or "",
         shard=_shard(read, data.get("shard"), len(questions)),
     )
+
+
+def question_from_dict(
+    read: _Reader, entry: Any, index: int, retrieved: Sequence[str] | None = None
+) -> QuestionResult:
+    """Question ``index`` of the file; ``retrieved`` when its ids were read apart."""
+    plain = _plain_question(entry, retrieved)
+    if plain is not None:
+        return plain
+    if retrieved is not None and type(entry) is dict:
+        entry = {**entry, "retrieved": list(retrieved)}
+    return _question(read, entry, f"questions[{index}]")
 
 
 def _check_schema(read: _Reader, data: Any) -> None:
@@ -466,11 +498,15 @@ def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
 
 
 _OPTIONAL_TEXT = {str, type(None)}
+_FLOAT, _INT = {float}, {int}
+# The types of id, question, status, fingerprint, answerable, critical, metrics, relevant, tags.
+_PLAIN_KINDS = (str, str, str, str, bool, bool, dict, dict, list)
 
 
-def _plain_question(entry: Any) -> QuestionResult | None:
+def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> QuestionResult | None:
     """The question as ragguard writes it, checked in bulk; None when anything differs
-    (then :func:`_question` reads it field by field and names what is wrong)."""
+    (then :func:`_question` reads it field by field and names what is wrong).
+    ``retrieved``: its ids, already read and checked (then the entry has none)."""
     if (
         type(entry) is not dict
         or entry.get("sentences")
@@ -479,49 +515,76 @@ def _plain_question(entry: Any) -> QuestionResult | None:
         or "usage" in entry
     ):
         return None  # verdicts and evidence labels: the checking reader
+    get = entry.get
     try:
-        metrics, relevant = entry["metrics"], entry["relevant"]
-        retrieved, tags = entry["retrieved"], entry["tags"]
         texts = (entry["id"], entry["question"], entry["status"], entry["fingerprint"])
         flags = (entry["answerable"], entry["critical"])
-        optional = (entry.get("reference_answer"), entry.get("answer"), entry.get("error"))
-        latency = entry.get("latency_ms")
+        metrics, relevant, tags = entry["metrics"], entry["relevant"], entry["tags"]
+        if retrieved is None:
+            retrieved = _plain_ids(entry["retrieved"])
+        optional = (get("reference_answer"), get("answer"), get("error"))
+        latency = get("latency_ms")
         plain = (  # in order: each check only when the ones before it passed
-            type(metrics) is dict
-            and set(map(type, metrics.values())) <= {float}
+            (*map(type, texts), *map(type, flags), type(metrics), type(relevant), type(tags))
+            == _PLAIN_KINDS
+            and texts[2] in STATUSES
+            and retrieved is not None
+            and set(map(type, metrics.values())) <= _FLOAT
             and all(map(math.isfinite, metrics.values()))
-            and type(relevant) is dict
-            and set(map(type, relevant.values())) <= {int}
+            and set(map(type, relevant.values())) <= _INT
             and min(relevant.values(), default=0) >= 0
-            and type(retrieved) is list
-            and type(tags) is list
-            and set(map(type, texts)) == {str}
-            and set(map(type, flags)) == {bool}
             and set(map(type, optional)) <= _OPTIONAL_TEXT
             and (latency is None or (type(latency) is float and math.isfinite(latency)))
-            and texts[2] in STATUSES
         )
         if not plain:
             return None
-        "".join(retrieved) + "".join(tags)  # every item a string: checked in C
+        "".join(tags)  # every item a string: checked in C
     except (KeyError, TypeError, OverflowError):  # any doubt: the checking reader decides
         return None
-    return QuestionResult(
+    return question_result(
         id=texts[0],
         question=texts[1],
         status=sys.intern(texts[2]),
         metrics=metrics,
-        retrieved=tuple(retrieved),
+        retrieved=retrieved,
         relevant=relevant,
         fingerprint=texts[3],
         answerable=flags[0],
         critical=flags[1],
-        tags=tuple(map(sys.intern, tags)),
+        tags=tuple(map(sys.intern, tags)) if tags else (),
         reference_answer=optional[0],
         answer=optional[1],
+        sentences=(),
         latency_ms=latency,
         error=optional[2],
+        evidence={},
+        judgments={},
+        usage=None,
     )
+
+
+# Each field's slot setter: a frozen dataclass's __init__ sets every field through
+# object.__setattr__, three times slower (a third of reading a large file's questions).
+_SLOT_SETTERS = tuple(
+    (field.name, QuestionResult.__dict__[field.name].__set__) for field in fields(QuestionResult)
+)
+
+
+def question_result(**values: Any) -> QuestionResult:
+    """``QuestionResult(**values)`` for checked values of every field (each one given),
+    its slots set directly: for the bulk paths, reading a results file and scoring a run."""
+    question = object.__new__(QuestionResult)
+    for name, set_slot in _SLOT_SETTERS:
+        set_slot(question, values[name])
+    return question
+
+
+def _plain_ids(ids: Any) -> tuple[str, ...] | None:
+    """A list of strings as a tuple (checked in C), or None."""
+    if type(ids) is not list:
+        return None
+    "".join(ids)  # TypeError unless every item is a string
+    return tuple(ids)
 
 
 def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:

@@ -16,14 +16,16 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from itertools import count
 from pathlib import Path
 from queue import Empty, Queue
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 import click
 
 from ragguard import interrupts
 from ragguard.config import Config, RunSettings
+from ragguard.deadlines import Deadlines, GivenUp, InPlaceAdapter
 from ragguard.failures import NOT_RUN, failure_lines, group_failures
 from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, generation_setup
@@ -36,6 +38,7 @@ from ragguard.shards import Shard, ShardSelection, mark_shard, select_shard
 from ragguard.system import build_adapter
 from ragguard.system.base import (
     Adapter,
+    Answer,
     BatchAdapter,
     SystemFailure,
     TransientFailure,
@@ -266,6 +269,8 @@ def _run_pool(
                 return
             try:
                 record = ask(question)
+            except GivenUp:  # recorded as timed out by the collecting thread, replaced
+                return
             except BaseException as exc:  # never lose a question, whatever escaped
                 record = error_record(question.id, _describe(exc))
             try:
@@ -275,10 +280,16 @@ def _run_pool(
                 stop.set()
             finished.put(question.id)
 
-    workers = min(settings.concurrency, len(questions))
-    for index in range(workers):
-        name = f"ragguard-question-{index}"
+    started = count()
+
+    def start_worker() -> None:
+        name = f"ragguard-question-{next(started)}"
         threading.Thread(target=work, name=name, daemon=True).start()
+
+    for _ in range(min(settings.concurrency, len(questions))):
+        start_worker()
+    deadlines = ask.deadlines
+    tick = TICK_SECONDS if deadlines is None else deadlines.check_every(TICK_SECONDS)
     try:
         while len(done) < len(questions) and not failures:
             if early_stop is not None and early_stop.due(done):
@@ -286,7 +297,10 @@ def _run_pool(
                 stop.set()
                 _record_not_asked(todo, done, early_stop.message)
             with suppress(Empty):
-                finished.get(timeout=TICK_SECONDS)
+                finished.get(timeout=tick)
+            for question, seconds in deadlines.overdue() if deadlines else ():
+                done.add(error_record(question.id, deadlines.message, round(seconds * 1000, 3)))
+                start_worker()  # in place of the one still in the overrunning call
             progress.update(len(done), done.errors)
         progress.update(len(done), done.errors)
     except KeyboardInterrupt:
@@ -386,6 +400,18 @@ class _Asker:
         self.stop = stop
         self.rng_lock = threading.Lock()
         self.not_run_message = INTERRUPTED_MESSAGE  # why a question taken after a stop is not run
+        # A python function is called on the worker itself; the collecting thread keeps time.
+        self.deadlines = (
+            Deadlines(settings.timeout, clock) if isinstance(adapter, InPlaceAdapter) else None
+        )
+
+    def _ask(self, question: Question) -> Answer:
+        if self.deadlines is None:
+            return self.adapter.ask(question, self.settings.timeout)
+        in_place = cast(InPlaceAdapter, self.adapter)
+        return self.deadlines.call(
+            question, lambda: in_place.ask_in_place(question, self.settings.timeout)
+        )
 
     def __call__(self, question: Question) -> RunRecord:
         if self.stop.is_set():
@@ -394,7 +420,7 @@ class _Asker:
         while True:
             started = self.clock()
             try:
-                answer = self.adapter.ask(question, self.settings.timeout)
+                answer = self._ask(question)
             except TransientFailure as exc:
                 latency = self._ms_since(started)
                 delay = self._retry_delay(exc, attempt)

@@ -20,6 +20,7 @@ from ragguard.results import (
     MetricSummary,
     QuestionResult,
     Results,
+    question_result,
 )
 from ragguard.runs import Chunk, RunRecord
 from ragguard.stats import Bootstrap, mean
@@ -107,7 +108,7 @@ def _result(
     latency_ms: float | None = None,
     usage: Usage | None = None,
 ) -> QuestionResult:
-    return QuestionResult(
+    return question_result(
         id=question.id,
         question=question.question,
         status=status,
@@ -120,6 +121,7 @@ def _result(
         tags=question.tags,
         reference_answer=question.reference_answer,
         answer=answer,
+        sentences=(),
         latency_ms=latency_ms,
         usage=usage,
         error=error,

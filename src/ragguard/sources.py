@@ -310,6 +310,12 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     raise AssertionError("unreachable: a shorter dict has a repeated key")
 
 
+# parse_json_value's settings, for decoding a part of a text (results_lines.py).
+STRICT_JSON = json.JSONDecoder(
+    parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
+)
+
+
 def parse_json_value(text: str) -> Any:
     """Parse JSON, refusing NaN, Infinity (they would poison every mean) and repeated keys.
 

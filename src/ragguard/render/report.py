@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from tabulate import tabulate
-
 from ragguard.failures import failure_lines, group_failures
 from ragguard.metrics.retrieval import Explanation
-from ragguard.render.text import environment, fmt, printable
+from ragguard.render.text import environment, fmt, printable, simple_table
 from ragguard.results import STATUS_OK, Results
 
 
@@ -35,14 +33,7 @@ def counts_line(results: Results) -> str:
 def terminal_report(results: Results) -> str:
     """The plain-text table ``ragguard score`` and ``ragguard report`` print."""
     lines = [f"suite {printable(results.suite)} · {counts_line(results)}", ""]
-    lines.append(
-        tabulate(
-            summary_rows(results),
-            headers=["metric", "value", "95% CI", "n"],
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
+    lines.append(simple_table(["metric", "value", "95% CI", "n"], summary_rows(results)))
     problems = [(q.id, q.status, q.error or "") for q in results.questions if q.status != STATUS_OK]
     if problems:
         lines.append("")

@@ -11,13 +11,14 @@ answer cannot add a mask, set an output or fake an annotation (see SECURITY.md).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
-from typing import Any
-
-import jinja2
-from jinja2.sandbox import SandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from ragguard.resources import templates_dir
+
+if TYPE_CHECKING:
+    from jinja2.sandbox import SandboxedEnvironment
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>&@:=\"'$^])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -112,6 +113,28 @@ def code_name(name: str) -> str:
     return f"`{name}`" if _SAFE_NAME.fullmatch(name) else escape_markdown(name, 80)
 
 
+def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Rows of text cells under a header and a dashed rule, columns two spaces apart.
+
+    The layout of tabulate's ``simple`` format with ``disable_numparse`` (cells left-aligned,
+    a column at least two wider than its header, lines without trailing spaces), built here
+    because importing tabulate costs a tenth of `ragguard score`'s start-up.
+    """
+    widths = [
+        max([len(header) + 2, *(len(row[column]) for row in rows)])
+        for column, header in enumerate(headers)
+    ]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            cell.ljust(width) for cell, width in zip(cells, widths, strict=True)
+        ).rstrip()
+
+    return "\n".join(
+        [line(headers), line(["-" * width for width in widths])] + [line(row) for row in rows]
+    )
+
+
 _ENTITY = {
     "<": "&lt;",
     ">": "&gt;",
@@ -124,7 +147,14 @@ _ENTITY = {
 
 @cache
 def environment() -> SandboxedEnvironment:
-    """The jinja2 environment: sandboxed, templates from the wheel or the source tree."""
+    """The jinja2 environment: sandboxed, templates from the wheel or the source tree.
+
+    jinja2 is imported here, on first use: the terminal table of `ragguard score` does not
+    need it, and its import is a tenth of the command's start-up (benchmarks/startup.py).
+    """
+    import jinja2
+    from jinja2.sandbox import SandboxedEnvironment
+
     env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=False,

@@ -58,12 +58,28 @@ class PythonAdapter:
         return {"kind": "python", "target": self.target}
 
     def ask(self, question: Question, timeout: float) -> Answer:
-        values = {"id": question.id, "tags": list(question.tags)}
-        kwargs = {name: values[name] for name in OPTIONAL_ARGUMENTS if name in self.accepted}
+        kwargs = self._keywords(question)
         result = _call_with_timeout(
             lambda: self._invoke(question.question, kwargs, timeout), timeout
         )
         return answer_from_output(result, f"{self.target} returned")
+
+    def ask_in_place(self, question: Question, timeout: float) -> Answer:
+        """:meth:`ask` on the calling thread, without a thread hand-off: the caller keeps
+        the time of a sync function (the runner does, see ragguard/deadlines.py); an async
+        one is still cancelled at ``timeout``."""
+        try:
+            result = self._invoke(question.question, self._keywords(question), timeout)
+        except Exception as exc:
+            raise _failure(exc, timeout) from None
+        return answer_from_output(result, f"{self.target} returned")
+
+    def _keywords(self, question: Question) -> dict[str, Any]:
+        """The optional arguments the function accepts."""
+        if not self.accepted:
+            return {}
+        values = {"id": question.id, "tags": list(question.tags)}
+        return {name: values[name] for name in OPTIONAL_ARGUMENTS if name in self.accepted}
 
     def _invoke(self, text: str, kwargs: dict[str, Any], timeout: float) -> Any:
         result = self.function(text, **kwargs)
@@ -127,7 +143,9 @@ def _accepted_keywords(function: Callable[..., Any]) -> set[str]:
 
 
 class _CallThreads:
-    """Daemon threads that run calls with a time limit, reused from call to call.
+    """Daemon threads that run calls with a time limit, reused from call to call: for
+    :meth:`PythonAdapter.ask`, whose caller cannot keep the time itself (the runner can,
+    and calls :meth:`PythonAdapter.ask_in_place`).
 
     A Python function cannot be killed: a call that overruns keeps its thread until it
     returns (then the thread serves again), but the caller moves on and the question is
@@ -175,13 +193,18 @@ def _call_with_timeout(call: Callable[[], Any], timeout: float) -> Any:
         raise SystemFailure(f"timed out after {format_seconds(timeout)}") from None
     if succeeded:
         return outcome
-    if isinstance(outcome, _Deadline):
-        raise SystemFailure(f"timed out after {format_seconds(timeout)}")
-    message = str(outcome)
-    described = f"{type(outcome).__name__}{': ' + message if message else ''}{_where(outcome)}"
-    if isinstance(outcome, ConnectionError):
-        raise TransientFailure(described)
-    raise SystemFailure(described)
+    raise _failure(outcome, timeout)
+
+
+def _failure(exc: BaseException, timeout: float) -> SystemFailure:
+    """How the function's exception is recorded: a connection error may be retried."""
+    if isinstance(exc, _Deadline):
+        return SystemFailure(f"timed out after {format_seconds(timeout)}")
+    message = str(exc)
+    described = f"{type(exc).__name__}{': ' + message if message else ''}{_where(exc)}"
+    if isinstance(exc, ConnectionError):
+        return TransientFailure(described)
+    return SystemFailure(described)
 
 
 def _where(exc: BaseException) -> str:

@@ -1,0 +1,200 @@
+"""The fast reader of results files in the writer's layout: the same results and the same
+errors as parsing the file whole, the ids split only when used."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ragguard.baselines import load_baseline
+from ragguard.errors import InputError
+from ragguard.results import (
+    Results,
+    ShardInfo,
+    load_results,
+    read_json_file,
+    results_from_dict,
+    write_results,
+)
+from ragguard.results_lines import LazyIds, read_written_results
+from ragguard.usage import Usage
+from test_results import RESULTS
+
+
+def _full_read(path: Path) -> Results | str:
+    """What parsing the file whole gives: the results, or the error line."""
+    try:
+        return results_from_dict(read_json_file(path, "results file"), path)
+    except InputError as exc:
+        return str(exc)
+
+
+def _loaded(path: Path) -> Results | str:
+    try:
+        return load_results(path)
+    except InputError as exc:
+        return str(exc)
+
+
+def _with_ids(*rankings: tuple[str, ...]) -> Results:
+    """Questions without verdicts (those take the field-by-field reader) holding these ids."""
+    plain = replace(RESULTS.questions[1], status="ok", metrics={"mrr": 2 / 3})
+    questions = tuple(replace(plain, id=f"q{i}", retrieved=ids) for i, ids in enumerate(rankings))
+    return replace(RESULTS, questions=questions)
+
+
+VARIED = _with_ids(
+    ("plain-1", "plain-2", "plain-3"),
+    ('say "hi"', "back\\slash"),
+    ("tab\there", "bell\x07"),
+    ("ünïcode", "no\u00a0break", "emoji-\U0001f600", ', "retrieved": ['),
+    (),
+    ("",),
+    ("a", "", "b"),
+)
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        RESULTS,
+        VARIED,
+        replace(RESULTS, questions=()),
+        replace(RESULTS, shard=ShardInfo(1, 2, 6, (0, 2, 4))),
+        replace(VARIED, questions=(replace(VARIED.questions[0], usage=Usage(10, 5, 15, 0.01)),)),
+    ],
+    ids=["sentences-and-statuses", "every-kind-of-id", "no-questions", "shard", "usage"],
+)
+def test_a_written_file_is_read_fast_and_equal(tmp_path: Path, results: Results) -> None:
+    path = write_results(results, tmp_path / "results.json")
+    fast = read_written_results(path)
+    assert fast is not None  # the writer's layout: the fast reader took it
+    assert fast == results == _full_read(path)
+    assert load_results(path) == results
+    assert load_baseline(path).results == results
+
+
+def test_plain_ids_stay_text_until_used_and_behave_as_a_tuple(tmp_path: Path) -> None:
+    path = write_results(VARIED, tmp_path / "results.json")
+    loaded = read_written_results(path)
+    assert loaded is not None
+    kinds = [type(q.retrieved).__name__ for q in loaded.questions]
+    assert kinds == ["LazyIds", "tuple", "tuple", "tuple", "tuple", "LazyIds", "LazyIds"]
+    assert (
+        loaded.questions[4].retrieved == ()
+        and loaded.questions[3].retrieved[3] == ', "retrieved": ['
+    )
+    ids = loaded.questions[0].retrieved
+    assert isinstance(ids, LazyIds)
+    expected = ("plain-1", "plain-2", "plain-3")
+    assert ids == expected and expected == ids  # both ways round, as tuple compares
+    assert ids != ("plain-1",) and ids != ["plain-1", "plain-2", "plain-3"]
+    assert len(ids) == 3 and ids[1] == "plain-2" and ids[:2] == ("plain-1", "plain-2")
+    assert "plain-3" in ids and "x" not in ids and ids.index("plain-3") == 2
+    assert list(ids) == ["plain-1", "plain-2", "plain-3"] and ids.count("plain-1") == 1
+    assert hash(ids) == hash(("plain-1", "plain-2", "plain-3"))
+    assert copy.deepcopy(ids) == ids and pickle.loads(pickle.dumps(ids)) == ids
+    assert repr(ids) == repr(("plain-1", "plain-2", "plain-3"))
+    assert loaded.questions[5].retrieved == ("",)
+    assert loaded.questions[6].retrieved == ("a", "", "b")
+
+
+def test_a_loaded_file_written_again_gives_the_same_bytes(tmp_path: Path) -> None:
+    first = write_results(VARIED, tmp_path / "a.json")
+    second = write_results(load_results(first), tmp_path / "b.json")
+    assert first.read_bytes() == second.read_bytes()
+
+
+def _written(tmp_path: Path) -> str:
+    return write_results(VARIED, tmp_path / "written.json").read_text(encoding="utf-8")
+
+
+def _question_line(text: str, index: int) -> str:
+    return [line for line in text.split("\n") if line.startswith("  {")][index]
+
+
+# Each edit of the written text: (name, edit). All keep or break JSON validity on purpose.
+EDITS = [
+    ("crlf", lambda t: t.replace("\n", "\r\n")),
+    ("bom", lambda t: "\ufeff" + t),
+    ("compact", lambda t: t.replace("\n", "")),
+    ("no-final-newline", lambda t: t.rstrip("\n")),
+    ("trailing-blank-line", lambda t: t + "\n"),
+    ("extra-data", lambda t: t + "{}\n"),
+    ("trailing-comma", lambda t: t.replace("\n ]", ",\n ]")),
+    ("missing-comma", lambda t: t.replace("},\n  {", "}\n  {", 1)),
+    ("missing-bracket", lambda t: t.replace("\n ]\n", "\n")),
+    ("tab-indent", lambda t: t.replace("\n  {", "\n\t{", 1)),
+    ("retrieved-first", lambda t: t.replace('  {"id": "q0"', '  {"retrieved": ["x"], "id": "q0"')),
+    (
+        "retrieved-twice",
+        lambda t: t.replace('"status": "ok"', '"retrieved": [], "status": "ok"', 1),
+    ),
+    ("duplicate-key", lambda t: t.replace('"status": "ok"', '"status": "ok", "status": "ok"', 1)),
+    ("nan-metric", lambda t: t.replace('"mrr": 0.6666666666666666', '"mrr": NaN', 1)),
+    ("huge-metric", lambda t: t.replace('"mrr": 0.6666666666666666', '"mrr": 1e400', 1)),
+    ("integer-metric", lambda t: t.replace('"mrr": 0.6666666666666666', '"mrr": 1', 1)),
+    ("raw-tab-in-id", lambda t: t.replace('"plain-2"', '"plain\t2"', 1)),
+    ("unescaped-quote-in-id", lambda t: t.replace('"plain-2"', '"pla"in-2"', 1)),
+    ("number-in-ids", lambda t: t.replace('"plain-2"', "2", 1)),
+    ("ids-not-a-list", lambda t: t.replace('["plain-1", "plain-2", "plain-3"]', '"plain"', 1)),
+    ("no-space-after-comma", lambda t: t.replace('"plain-1", "plain-2"', '"plain-1","plain-2"')),
+    ("unclosed-head", lambda t: t.replace('"critical": true', '"critical": {"x": true', 1)),
+    ("duplicate-id", lambda t: t.replace('"id": "q1"', '"id": "q0"', 1)),
+    ("bad-status", lambda t: t.replace('"status": "ok"', '"status": "fine"', 1)),
+    ("schema", lambda t: t.replace("ragguard.results/1", "ragguard.results/9", 1)),
+    ("questions-in-header", lambda t: t.replace('"suite"', '"questions": [], "suite"', 1)),
+    ("empty-line-between", lambda t: t.replace("},\n  {", "},\n\n  {", 1)),
+]
+
+
+@pytest.mark.parametrize("edit", [edit for _, edit in EDITS], ids=[name for name, _ in EDITS])
+def test_any_other_text_reads_as_parsing_it_whole_does(tmp_path: Path, edit) -> None:
+    text = edit(_written(tmp_path))
+    path = tmp_path / "edited.json"
+    path.write_text(text, encoding="utf-8", newline="")
+    assert _loaded(path) == _full_read(path)
+
+
+def test_random_one_character_edits_read_as_parsing_it_whole_does(tmp_path: Path) -> None:
+    """A character deleted, doubled or replaced anywhere (seeded): the fast reader never
+    accepts what the full reader refuses, nor reads it differently."""
+    text = _written(tmp_path)
+    rng = random.Random(20261203)
+    path = tmp_path / "edited.json"
+    fast_taken = 0
+    for _ in range(400):
+        at = rng.randrange(len(text))
+        kind = rng.choice(["delete", "double", "replace"])
+        char = rng.choice('"\\,:[]{} \nx0')
+        edited = {
+            "delete": text[:at] + text[at + 1 :],
+            "double": text[:at] + text[at] + text[at:],
+            "replace": text[:at] + char + text[at + 1 :],
+        }[kind]
+        path.write_text(edited, encoding="utf-8", newline="")
+        assert _loaded(path) == _full_read(path), (kind, at, char)
+        fast_taken += read_written_results(path) is not None
+    assert fast_taken > 0  # some edits (inside a string) keep the writer's layout
+
+
+def test_a_missing_or_unreadable_file_is_left_to_the_full_reader(tmp_path: Path) -> None:
+    assert read_written_results(tmp_path / "absent.json") is None
+    assert read_written_results(tmp_path) is None
+    with pytest.raises(InputError, match="not found"):
+        load_results(tmp_path / "absent.json")
+
+
+def test_a_question_line_of_the_checking_reader_keeps_its_ids(tmp_path: Path) -> None:
+    """A line with sentences goes to the field-by-field reader with its ids put back."""
+    path = write_results(RESULTS, tmp_path / "results.json")
+    assert '"sentences": [{' in _question_line(path.read_text(encoding="utf-8"), 0)
+    loaded = read_written_results(path)
+    assert loaded is not None
+    assert loaded.questions[0].sentences == RESULTS.questions[0].sentences
+    assert loaded.questions[0].retrieved == ("error-codes", "rate-limits")
