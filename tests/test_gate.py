@@ -115,3 +115,14 @@ def test_multiple_testing_defaults_to_max_t_and_can_be_off() -> None:
 def test_hallucination_free_takes_a_gate_rule() -> None:
     rules = _gate("gate:\n  metrics:\n    hallucination_free: {max_drop: 0.1}\n")
     assert rules.rule_for("hallucination_free").max_drop == 0.1
+
+
+def test_hallucination_free_fails_on_any_significant_drop_by_default() -> None:
+    """Its built-in max_drop is 0 (docs/compare.md "Generation defaults"); alpha and the
+    other keys follow the top level, and its own rule can set max_drop back."""
+    assert GateRules().rule_for("hallucination_free") == MetricRule(max_drop=0.0)
+    loose = _gate("gate:\n  alpha: 0.1\n  max_drop: 0.2\n")
+    assert loose.rule_for("hallucination_free") == MetricRule(max_drop=0.0, alpha=0.1)
+    assert loose.rule_for("faithfulness").max_drop == 0.2
+    own = _gate("gate:\n  metrics:\n    hallucination_free: {warn_drop: 0.01}\n")
+    assert own.rule_for("hallucination_free") == MetricRule(max_drop=0.0, warn_drop=0.01)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,9 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_DROP = 0.05
 DEFAULT_WARN_DROP = 0.0
 DEFAULT_MAX_ERROR_RATE = 0.05
+# Built-in max_drop per metric, over the top-level one: any significant rise in the share of
+# hallucinating answers fails (docs/compare.md "Generation defaults" has the measurements).
+METRIC_MAX_DROP = {"hallucination_free": 0.0}
 INCOMPARABLE_CHOICES = ("fail", "warn")
 REMOVED_CHOICES = ("fail", "warn")
 # where a pull request run takes its gate from; read only from the target branch's ragguard.yml
@@ -105,6 +108,8 @@ class GateRules:
             return UNBUDGETED_RULE
         if _is_informational(metric):
             return INFORMATIONAL_RULE
+        if metric in METRIC_MAX_DROP:
+            return replace(self.default, max_drop=METRIC_MAX_DROP[metric])
         return self.default
 
 
@@ -177,7 +182,9 @@ def _metric_rules(
         rules[metric] = MetricRule(
             min=reader.fraction(rule, "min", path, None),
             warn_min=reader.fraction(rule, "warn_min", path, None),
-            max_drop=reader.fraction(rule, "max_drop", path, default.max_drop),
+            max_drop=reader.fraction(
+                rule, "max_drop", path, METRIC_MAX_DROP.get(metric, default.max_drop)
+            ),
             warn_drop=reader.fraction(rule, "warn_drop", path, default.warn_drop),
             alpha=reader.alpha(rule, "alpha", path, default.alpha),
         )

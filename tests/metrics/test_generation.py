@@ -92,11 +92,12 @@ def test_empty_answer_is_an_error_with_zero_generation_metrics():
     assert a.metrics == {
         "hit_rate@1": 1.0,
         "faithfulness": 0.0,
+        "hallucination_free": 0.0,
         "answer_relevance": 0.0,
         "answer_f1": 0.0,
     }
     assert b.status == "error"
-    assert b.metrics == {"faithfulness": 0.0, "abstention": 0.0}
+    assert b.metrics == {"faithfulness": 0.0, "hallucination_free": 0.0, "abstention": 0.0}
 
 
 def test_refusal_of_an_unanswerable_question_is_a_correct_abstention():
@@ -109,7 +110,7 @@ def test_refusal_of_an_unanswerable_question_is_a_correct_abstention():
 def test_answering_an_unanswerable_question_scores_abstention_zero_and_is_checked():
     results = score([q("u", answerable=False)], [rec("u", "Limits reset every hour.")])
     (u,) = results.questions
-    assert u.metrics == {"abstention": 0.0, "faithfulness": 0.0}
+    assert u.metrics == {"abstention": 0.0, "faithfulness": 0.0, "hallucination_free": 0.0}
     assert u.status == "ok"
 
 
@@ -136,7 +137,7 @@ def test_run_error_and_missing_entry_score_zero_and_keep_their_status():
     a, b, c = results.questions
     assert (a.status, b.status, c.status) == ("error", "missing", "missing")
     assert a.metrics["faithfulness"] == 0.0 and a.metrics["answer_relevance"] == 0.0
-    assert c.metrics == {"faithfulness": 0.0, "abstention": 0.0}
+    assert c.metrics == {"faithfulness": 0.0, "hallucination_free": 0.0, "abstention": 0.0}
 
 
 def test_method_judge_without_a_judge_client_is_a_judge_error_never_a_pass():

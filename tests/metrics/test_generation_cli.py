@@ -222,3 +222,43 @@ def test_explain_prints_the_seeds_faithfulness_lines(write, ragguard_cli, tmp_pa
         "NOT FOUND (0.00): Limits reset every hour.\n"
         "Faithfulness: 2/3 sentences supported\n"
     )
+
+
+def _without_hallucination_free(path, out):
+    """The results file as a ragguard from before hallucination_free was scored wrote it."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["metrics"].remove("hallucination_free")
+    del data["summary"]["hallucination_free"]
+    for question in data["questions"]:
+        question["metrics"].pop("hallucination_free", None)
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+def test_results_from_before_hallucination_free_compare_cleanly(ragguard_cli, write, tmp_path):
+    """Scoring faithfulness now also scores hallucination_free; an older baseline without it
+    stays comparable (same settings fingerprint), and the metric found in one file only is
+    reported, never gated, whichever side lacks it."""
+    testset = write("testset.yaml", SEED_TESTSET)
+    new = tmp_path / "new.json"
+    scored = ragguard_cli(
+        "score", "--testset", testset, "--run", id_only_run(write), "--corpus", corpus(write),
+        "--metrics", "hit_rate@1,faithfulness", "--out", new,
+    )  # fmt: skip
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(new.read_text(encoding="utf-8"))["metrics"] == [
+        "hit_rate@1",
+        "faithfulness",
+        "hallucination_free",
+    ]
+    old = _without_hallucination_free(new, tmp_path / "old.json")
+    for baseline, head, side in ((old, new, "head"), (new, old, "baseline")):
+        out = tmp_path / f"{side}.json"
+        done = ragguard_cli("compare", baseline, head, "--json", out)
+        assert done.exit_code == 0, done.output
+        comparison = json.loads(out.read_text(encoding="utf-8"))
+        assert comparison["verdict"] == "pass"
+        assert comparison["incomparable_settings"] == []
+        only = comparison["metrics"]["hallucination_free"]
+        assert only["only_in"] == side
+        assert only["verdict"] == "pass"

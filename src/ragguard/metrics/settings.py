@@ -81,8 +81,14 @@ class GenerationSettings:
         }
 
     def fingerprint(self, metric_names: tuple[str, ...] | list[str]) -> dict[str, Any]:
-        """Settings of the requested generation metrics, for the results' config fingerprint."""
+        """Settings of the requested generation metrics, for the results' config fingerprint.
+
+        ``hallucination_free`` comes from faithfulness's verdicts, so beside ``faithfulness``
+        it adds no key: results from before it was scored stay comparable with new ones.
+        """
         chosen = {name: method for name, method in self.methods().items() if name in metric_names}
+        if "faithfulness" in chosen:
+            chosen.pop("hallucination_free", None)
         settings: dict[str, Any] = {}
         for name, method in chosen.items():
             settings[name] = {"method": method}
