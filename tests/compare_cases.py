@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from ragguard.gate import GateRules
+from ragguard.metrics.faithfulness import hallucination_free_score
 from ragguard.metrics.names import parse_metric_list
 from ragguard.results import QuestionResult, Results, SentenceVerdict
 from ragguard.runs import Chunk, RunRecord
@@ -132,19 +133,23 @@ def unsupported(text: str, evidence: str | None, score: float, index: int = 0) -
 def with_sentences(
     base: Results, sentences: Mapping[str, Sequence[SentenceVerdict]], default_evidence: str = "faq"
 ) -> Results:
-    """Add faithfulness (supported / sentences) and the verdicts; unnamed questions: 1 sentence."""
+    """Add faithfulness (supported / sentences), hallucination_free (scored with it, as
+    ``ragguard score`` does) and the verdicts; unnamed questions: 1 sentence."""
 
     def add(question: QuestionResult) -> QuestionResult:
         verdicts = tuple(
             sentences.get(question.id, [supported(f"{question.id} answer.", default_evidence)])
         )
         share = sum(1 for s in verdicts if s.supported) / len(verdicts)
-        return replace(
-            question, sentences=verdicts, metrics={**question.metrics, "faithfulness": share}
-        )
+        metrics = {
+            **question.metrics,
+            "faithfulness": share,
+            "hallucination_free": hallucination_free_score(verdicts),
+        }
+        return replace(question, sentences=verdicts, metrics=metrics)
 
     questions = tuple(add(q) for q in base.questions)
-    names = (*base.metrics, "faithfulness")
+    names = (*base.metrics, "faithfulness", "hallucination_free")
     return replace(base, questions=questions, metrics=names, summary=summarize(questions, names))
 
 
