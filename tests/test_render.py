@@ -31,7 +31,7 @@ from compare_cases import (
 from ragguard.compare import Comparison, compare
 from ragguard.errors import InputError
 from ragguard.formats.junit import comparison_junit
-from ragguard.gate import GateRules
+from ragguard.gate import GateRules, MetricRule
 from ragguard.render import (
     COMMENT_LIMIT,
     CUT_NOTE,
@@ -277,3 +277,19 @@ def test_terminal_report_lists_verdict_metrics_and_failing_questions() -> None:
     assert (
         "retry-429" in text and "rate-limits fell from rank 1 to rank 4, out of the top 3" in text
     )
+
+
+def test_rules_line_names_the_built_in_hallucination_free_rule() -> None:
+    """The footer must not claim the default max_drop for hallucination_free (built in: 0);
+    a rule of the team's own replaces the mention."""
+    baseline, head = with_sentences(results(), {}), with_sentences(head_results(), {})
+    built_in = render_comment(compare(baseline, head, GateRules()))
+    assert "max_drop 0.05, warn_drop 0, max_error_rate 0.05, hallucination_free max_drop 0." in (
+        built_in
+    )
+    own = GateRules(metrics={"hallucination_free": MetricRule(max_drop=0.1)})
+    mentioned = render_comment(compare(baseline, head, own))
+    assert "hallucination_free max_drop" not in mentioned
+    assert "1 metric rules." in mentioned
+    retrieval_only = render_comment(compare(results(), head_results(), GateRules()))
+    assert "hallucination_free" not in retrieval_only

@@ -38,6 +38,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
+from ragguard.gate import METRIC_MAX_DROP
 from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
@@ -754,8 +755,20 @@ def rules_line(comparison: Comparison) -> str:
     return (
         f"Gate: alpha {alpha}, max_drop {rule.max_drop:g}, warn_drop {warn}"
         f", max_error_rate {comparison.rules.max_error_rate:g}"
+        + _built_in_rules(comparison)
         + (f", {len(comparison.rules.metrics)} metric rules" if comparison.rules.metrics else "")
         + "."
+    )
+
+
+def _built_in_rules(comparison: Comparison) -> str:
+    """The built-in max_drop of a compared metric without a rule of its own
+    (``hallucination_free`` 0), so the line does not claim the default max_drop for it."""
+    compared = {metric.name for metric in comparison.metrics}
+    return "".join(
+        f", {name} max_drop {comparison.rules.rule_for(name).max_drop:g}"
+        for name in METRIC_MAX_DROP
+        if name in compared and name not in comparison.rules.metrics
     )
 
 
