@@ -39,6 +39,7 @@ from ragguard.compare import (
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
 from ragguard.render.costs import cost_rows, cost_terminal_rows
+from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
     failing_entries,
@@ -735,7 +736,11 @@ def provenance_line(comparison: Comparison) -> str:
 
 def footer_line(comparison: Comparison, detail: Detail) -> str:
     """The small print: where the baseline came from, the rules in force, the version."""
-    parts = [provenance_line(comparison), rules_line(comparison)]
+    parts = [
+        provenance_line(comparison),
+        rules_line(comparison),
+        *too_small_lines(comparison.power, lambda name: escape_markdown(name, 60)),
+    ]
     still = len(comparison.of_kind(STILL_FAILING))
     if still:
         parts.append(
@@ -841,6 +846,9 @@ def comparison_terminal(comparison: Comparison) -> str:
             f"  setting {printable(diff.key, 80)}: {printable(diff.baseline, 60)} -> "
             f"{printable(diff.head, 60)}"
         )
+    too_small = too_small_lines(comparison.power, lambda name: printable(name, 40))
+    if too_small:
+        lines += ["", *too_small]
     failing = failing_questions(comparison)
     if failing and not comparison.baseline_missing:
         lines += ["", f"newly failing ({len(failing)}):"]
