@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
+from tests.compare_cases import head_results, results
 
 from ragguard.cli import cli
 from ragguard.results import write_results
-from tests.compare_cases import head_results, results
 
 
 def _power(*args: object) -> tuple[int, str]:
