@@ -38,6 +38,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
+from ragguard.power import Detectable
 from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
@@ -905,6 +906,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "baseline": asdict(comparison.provenance),
         "head_sha": comparison.head_sha,
         "incomparable_settings": [asdict(d) for d in comparison.setting_diffs],
+        "power": {found.metric: _power_dict(found) for found in comparison.power},
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},
@@ -913,6 +915,19 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "critical_blocks": rules.critical_blocks,
             "multiple_testing": rules.multiple_testing,
         },
+    }
+
+
+def _power_dict(found: Detectable) -> dict[str, Any]:
+    return {
+        "n": found.n,
+        "alpha": found.alpha,
+        "power": found.power,
+        "detectable_drop": found.drop,
+        "noise": asdict(found.noise),
+        "max_drop": found.max_drop,
+        "questions_needed": found.needed,
+        "too_small": found.too_small,
     }
 
 
