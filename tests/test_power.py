@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
+from tests.compare_cases import head_results, results
 
+from ragguard.compare import compare
+from ragguard.gate import GateRules
 from ragguard.power import (
     Noise,
     minimum_detectable_drop,
@@ -14,6 +18,7 @@ from ragguard.power import (
     power_of_drop,
     questions_needed,
 )
+from ragguard.render import comparison_json
 from ragguard.stats import mcnemar_exact, sign_flip_p_value
 
 ALPHA = 0.05
@@ -68,8 +73,8 @@ def test_more_questions_detect_smaller_drops() -> None:
     drops = [minimum_detectable_drop(n, ALPHA, noise) for n in (20, 40, 100, 400)]
     assert all(d is not None for d in drops)
     assert drops == sorted(drops, reverse=True)  # type: ignore[type-var]
-    # the familiar 1/sqrt(n) law: four times the questions, half the drop
-    assert drops[3] == pytest.approx(drops[1] / 10**0.5 * 1, rel=0.3)  # type: ignore[operator]
+    # the familiar 1/sqrt(n) law: ten times the questions, about 1/sqrt(10) of the drop
+    assert drops[3] == pytest.approx(drops[1] / 10**0.5, rel=0.3)  # type: ignore[operator]
 
 
 def test_questions_needed_reaches_the_drop_and_one_fewer_does_not() -> None:
@@ -106,11 +111,6 @@ def test_noise_from_one_run_assumes_independent_runs() -> None:
 
 
 def test_a_comparison_carries_the_power_of_each_gated_metric() -> None:
-    from tests.compare_cases import head_results, results
-
-    from ragguard.compare import compare
-    from ragguard.gate import GateRules
-
     comparison = compare(results(), head_results({"q2": 0}), GateRules())
     names = [found.metric for found in comparison.power]
     assert names == [m.name for m in comparison.metrics if m.p_value is not None]
@@ -118,3 +118,12 @@ def test_a_comparison_carries_the_power_of_each_gated_metric() -> None:
     assert all(found.too_small for found in comparison.power)  # eight questions
     off = compare(results(), head_results({"q2": 0}), GateRules(multiple_testing="off"))
     assert all(found.alpha == 0.05 for found in off.power)
+
+
+def test_the_comparison_json_carries_the_detectable_drops() -> None:
+    comparison = compare(results(), head_results({"q5": 3}), GateRules())
+    power = json.loads(comparison_json(comparison))["power"]
+    assert list(power) == [found.metric for found in comparison.power]
+    first = power[comparison.power[0].metric]
+    assert first["detectable_drop"] == comparison.power[0].drop
+    assert first["too_small"] is True and first["questions_needed"] > 8
