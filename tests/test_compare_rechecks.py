@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+
+from click.testing import CliRunner
 
 from compare_cases import head_results, results
+from ragguard.cli import cli
 from ragguard.compare import Comparison, compare
 from ragguard.compare.model import Recheck
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules
 from ragguard.render import render_comment
+from ragguard.results import write_results
 
 # auth-expiry is critical; retry-429 is not. Rank 0: the relevant chunk is not retrieved.
 FAILING = {"auth-expiry": 0, "retry-429": 0}
@@ -66,3 +71,15 @@ def test_the_comment_shows_the_flaky_critical_question() -> None:
     assert "1 flaky critical question" in body
     assert "**auth\\-expiry** _(critical)_ _(flaky: failed 1 of 4 runs)_" in body
     assert "is flaky (failed 1 of 4 runs), not counted as a regression" in body
+
+
+def test_ragguard_compare_says_it_cannot_recheck(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no ragguard.yml here: the default gate (recheck 3)
+    write_results(results(), tmp_path / "baseline.json")
+    write_results(head_results(FAILING), tmp_path / "head.json")
+    done = CliRunner().invoke(cli, ["compare", "baseline.json", "head.json"])
+    assert done.exit_code == 1
+    assert done.stderr.splitlines()[-1] == (
+        "ragguard: not rechecked (compare reads results files; `ragguard ci` reruns them, "
+        "gate.recheck): auth-expiry"
+    )

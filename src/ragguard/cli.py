@@ -19,6 +19,7 @@ from ragguard import __version__, interrupts
 from ragguard.errors import InputError
 
 if TYPE_CHECKING:
+    from ragguard.compare.model import Comparison
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
     from ragguard.testset import TestSet
@@ -760,7 +761,23 @@ def compare_command(
     write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
     click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
+    _say_not_rechecked(comparison)
     raise SystemExit(exit_code(comparison))
+
+
+def _say_not_rechecked(comparison: Comparison) -> None:
+    """`compare` reads results files: it cannot ask the system again, so it says that the
+    questions `ragguard ci` would recheck (gate.recheck) count on their one run."""
+    from ragguard.compare.rechecks import recheck_ids
+    from ragguard.render import printable
+
+    ids = recheck_ids(comparison)
+    if ids:
+        click.echo(
+            f"ragguard: not rechecked (compare reads results files; `ragguard ci` reruns "
+            f"them, gate.recheck): {', '.join(printable(i, 80) for i in ids)}",
+            err=True,
+        )
 
 
 def _warn(line: str) -> None:
