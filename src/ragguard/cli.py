@@ -1037,6 +1037,9 @@ def _run_ci(mode: str | None) -> None:
             evaluate_config, cache_dir=settings.cache_dir, shard=settings.shard
         ),
         commit_time=git_commit_time,
+        evaluate_only=lambda config, git, out, ids: evaluate_config(
+            config, git, out, cache_dir=settings.cache_dir, only=ids
+        ),
     )
     try:
         outcome = run_ci(settings, collaborators)

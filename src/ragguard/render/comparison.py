@@ -918,6 +918,8 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "on_incomparable": rules.on_incomparable,
             "critical_blocks": rules.critical_blocks,
             "multiple_testing": rules.multiple_testing,
+            "recheck": rules.recheck,
+            "recheck_all": rules.recheck_all,
         },
     }
 
