@@ -14,6 +14,7 @@ from pathlib import Path
 from ragguard.compare.model import Comparison
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.config import Config
+from ragguard.render.text import printable
 from ragguard.results import Results, write_results
 
 EvaluateOnly = Callable[[Config, Mapping[str, str | None], Path, frozenset[str]], Results]
@@ -40,14 +41,16 @@ def recheck_comparison(
             "asked again; they count as failing"
         )
         return comparison
-    log(f"ragguard: rechecking {what} {n} more time{'s' if n != 1 else ''}: {', '.join(ids)}")
+    log(
+        f"ragguard: rechecking {what} {n} more time{'s' if n != 1 else ''}: {', '.join(printable(i, 80) for i in ids)}"
+    )
     reruns = [
         _rerun(config, out / "rechecks" / str(i), git, evaluate_only, ids) for i in range(1, n + 1)
     ]
     tallies = tally_rechecks(comparison, ids, reruns)
     for question_id, tally in tallies.items():
         verdict = "flaky" if tally.flaky else "fails"
-        log(f"ragguard: recheck {question_id}: {verdict} ({tally.line()})")
+        log(f"ragguard: recheck {printable(question_id, 80)}: {verdict} ({tally.line()})")
     return with_rechecks(comparison, tallies)
 
 
