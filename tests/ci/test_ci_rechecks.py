@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from fake_github import FakeGitHub, Repo
-from test_ci_glue import (
+from test_ci_glue import (  # noqa: F401 (suite: the recorded suite, a fixture)
     AUTH,
+    BAD_RUN,
     RATE,
     SUITE,
     TESTSET,
@@ -18,7 +19,9 @@ from test_ci_glue import (
     open_pull,
     pull_event,
     push_event,
+    save_main_baseline,
     settings_for,
+    suite,
 )
 
 from ragguard.ci.glue import run_ci
@@ -156,3 +159,23 @@ def test_bad_recheck_settings_are_one_line_errors(
     text = str(caught.value)
     assert message in text and "\n" not in text
     assert "ragguard.yml:7: " in text
+
+
+def test_a_recorded_system_is_not_rechecked_and_the_log_says_so(
+    fake: FakeGitHub,
+    fake_repo: Repo,
+    suite: Path,  # noqa: F811
+) -> None:
+    save_main_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo)
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+    settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+    lines: list[str] = []
+    outcome = run_ci(settings, collaborators(settings, lines))
+
+    assert (outcome.comparison.verdict, outcome.exit_code) == ("fail", 1)
+    assert (
+        "ragguard: not rechecked (the system is a recorded run and cannot be asked again; "
+        "one run decides): retry-429"
+    ) in lines
+    assert not (suite / "ragguard-results" / "rechecks").exists()

@@ -35,15 +35,14 @@ def recheck_comparison(
         return comparison
     n = comparison.rules.recheck
     what = f"{len(ids)} newly failing question{'s' if len(ids) != 1 else ''}"
+    listed = ", ".join(printable(i, 80) for i in ids)
     if config.system.kind == "recorded":
         log(
-            f"ragguard: {what} not rechecked: the system is a recorded run and cannot be "
-            "asked again; they count as failing"
+            "ragguard: not rechecked (the system is a recorded run and cannot be asked "
+            f"again; one run decides): {listed}"
         )
         return comparison
-    log(
-        f"ragguard: rechecking {what} {n} more time{'s' if n != 1 else ''}: {', '.join(printable(i, 80) for i in ids)}"
-    )
+    log(f"ragguard: rechecking {what} {n} more time{'s' if n != 1 else ''}: {listed}")
     reruns = [
         _rerun(config, out / "rechecks" / str(i), git, evaluate_only, ids) for i in range(1, n + 1)
     ]
