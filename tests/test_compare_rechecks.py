@@ -83,3 +83,15 @@ def test_ragguard_compare_says_it_cannot_recheck(tmp_path: Path, monkeypatch) ->
         "ragguard: not rechecked (compare reads results files; `ragguard ci` reruns them, "
         "gate.recheck): auth-expiry"
     )
+
+
+def test_junit_does_not_fail_the_critical_case_for_a_flaky_question() -> None:
+    from ragguard.formats.junit import comparison_junit
+
+    flaky = comparison_junit(with_rechecks(_comparison(), {"auth-expiry": Recheck(1, 4)}))
+    case = flaky.split('name="gate.critical_questions"', 1)[1].split("</testcase>", 1)[0]
+    assert "<failure" not in case
+    assert "flaky critical questions, not regressions: auth-expiry (failed 1 of 4 runs)" in case
+    broken = comparison_junit(with_rechecks(_comparison(), {"auth-expiry": Recheck(3, 4)}))
+    case = broken.split('name="gate.critical_questions"', 1)[1].split("</testcase>", 1)[0]
+    assert '<failure message="critical questions newly fail: auth-expiry"' in case
