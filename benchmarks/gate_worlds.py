@@ -237,7 +237,6 @@ def _never_retrieved(system: System, head: Results, question_id: str | None) -> 
     if question_id is None:
         return head
     broken = _question(system.questions_by_id[question_id], 0, False, system)
-    broken = replace(broken, critical=True)
     return replace(
         head, questions=tuple(broken if q.id == question_id else q for q in head.questions)
     )
