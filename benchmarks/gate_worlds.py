@@ -171,6 +171,15 @@ def world_runs(seed: int, n: int, retriever: str) -> tuple[Results, dict[str, Re
     }
 
 
+def baseline_for(head: Results, baseline: Results) -> Results:
+    """The baseline a world's head is compared with: ``compare`` keeps a question critical
+    when the baseline marks it (unmarking takes effect once merged), so a world without
+    critical questions unmarks them in the baseline too."""
+    if any(q.critical for q in head.questions):
+        return baseline
+    return _without_critical(baseline)
+
+
 def _without_critical(results: Results) -> Results:
     questions = tuple(replace(q, critical=False) for q in results.questions)
     return replace(results, questions=questions)
@@ -191,7 +200,7 @@ def trial(seed: int, n: int, retriever: str, rules: GateRules) -> dict[str, tupl
     baseline, heads = world_runs(seed, n, retriever)
     outcome = {}
     for world, head in heads.items():
-        comparison = compare(baseline, head, rules)
+        comparison = compare(baseline_for(head, baseline), head, rules)
         outcome[world] = (comparison.verdict == FAIL, plain_gate_fails(comparison, rules))
     outcome.update(recheck_trials(seed, n, retriever, rules, baseline, heads["noise + critical"]))
     return outcome
@@ -275,6 +284,7 @@ def cli_check(seeds: int, n: int, world: str, retriever: str, rules: GateRules) 
         folder = Path(tmp)
         for seed in range(seeds):
             baseline, heads = world_runs(seed, n, retriever)
+            baseline = baseline_for(heads[world], baseline)
             expected = compare(baseline, heads[world], rules).verdict == FAIL
             _write(folder / "baseline.json", baseline)
             _write(folder / "head.json", heads[world])
