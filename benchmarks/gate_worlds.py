@@ -20,7 +20,8 @@ The worlds, each compared with a baseline run of the same system:
   (``tally_rechecks`` and ``with_rechecks``, the code ``ragguard ci`` runs);
 * ``critical regression, recheck``: the same, but one critical question that passed in the
   baseline now always fails (its relevant chunk is never retrieved, in the head run and in
-  every recheck): it must still block.
+  every recheck): it must still block. (A seed whose critical questions all fail in the
+  baseline has nothing to break: that seed's head is the noise run.)
 
 Every run is scored by ragguard's own code in this process (``score_question`` for the
 retrieval metrics, ``faithfulness_score`` and, where the installed ragguard has it,
