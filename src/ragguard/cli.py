@@ -34,6 +34,7 @@ COMMAND_ORDER = (
     "run",
     "score",
     "compare",
+    "power",
     "explain",
     "report",
     "baseline",
@@ -778,6 +779,66 @@ def _say_not_rechecked(comparison: Comparison) -> None:
             f"them, gate.recheck): {', '.join(printable(i, 80) for i in ids)}",
             err=True,
         )
+
+
+@cli.command("power")
+@click.argument("results_file", type=click.Path(path_type=Path))
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(path_type=Path),
+    help="Baseline results: measure the noise from the comparison instead of assuming it.",
+)
+@config_option(
+    "ragguard.yml whose gate: section sets alpha and max_drop "
+    "(default: ./ragguard.yml if present, else the documented defaults)."
+)
+def power_command(results_file: Path, baseline_file: Path | None, config_path: Path | None) -> None:
+    """How small a drop can this test set detect? Per gated metric, the smallest drop its
+    test finds with 80% power at the gate's alpha, and the questions max_drop would need."""
+    from tabulate import tabulate
+
+    from ragguard.baselines import load_baseline
+    from ragguard.compare import compare
+    from ragguard.compare.power import results_power
+    from ragguard.gate import load_gate_rules
+    from ragguard.render.power import power_table, too_small_lines
+    from ragguard.render.text import printable
+    from ragguard.results import load_results
+
+    if config_path is None and Path(DEFAULT_CONFIG).is_file():
+        config_path = Path(DEFAULT_CONFIG)
+    rules = load_gate_rules(config_path)
+    head = load_results(results_file)
+    if baseline_file is None:
+        power = results_power(head, rules)
+        source = "noise assumed from this run alone: runs treated as independent (no baseline)"
+    else:
+        if not baseline_file.exists():
+            raise InputError(baseline_file, "baseline results not found; check the path")
+        power = compare(load_baseline(baseline_file).results, head, rules).power
+        source = "noise measured from the comparison with the baseline"
+    if not power:
+        click.echo("no gated metric with values to size (see gate: in ragguard.yml)")
+        return
+    headers = [
+        "metric",
+        "n",
+        "alpha (split)",
+        "noise",
+        "detectable drop",
+        "max_drop",
+        "questions needed",
+    ]
+    click.echo(tabulate(power_table(power, lambda name: printable(name, 40)), headers=headers))
+    click.echo(
+        f"\n80% power, one-sided; {source}; alpha split over the gated metrics when the gate "
+        "adjusts them together (Bonferroni: the gate's max-T is about as powerful or more, "
+        "so these drops are upper bounds)."
+    )
+    for line in too_small_lines(power, lambda name: printable(name, 40), shown=len(power)):
+        click.echo(line)
+    click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
 
 
 def _warn(line: str) -> None:

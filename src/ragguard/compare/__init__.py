@@ -59,6 +59,7 @@ from ragguard.compare.pairing import (
     relabelled_ids,
     rescore_baseline,
 )
+from ragguard.compare.power import comparison_power
 from ragguard.compare.provenance import (
     describe_age,
     latency_percentile,
@@ -181,6 +182,7 @@ def compare(
         head_errors=head_errors,
         baseline_errors=failed_count(baseline.questions),
         costs=cost_comparisons(baseline, head, pairs, rules),
+        power=comparison_power(metrics, pairs, rules),
     )
 
 

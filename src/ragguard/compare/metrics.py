@@ -76,7 +76,7 @@ def compare_metric(
     before = [b for b, _ in both]
     after = [h for _, h in both]
     deltas = [h - b for b, h in both]
-    binary = _is_binary(name, before, after)
+    binary = is_binary_metric(name, before, after)
     test = paired_test(before, after, binary)
     interval = _bootstrap(len(deltas)).interval(deltas)
     delta = mean(after) - mean(before)
@@ -107,7 +107,7 @@ def _bootstrap(n: int) -> Bootstrap:
     return _BOOTSTRAPS[n]
 
 
-def _is_binary(name: str, before: Sequence[float], after: Sequence[float]) -> bool:
+def is_binary_metric(name: str, before: Sequence[float], after: Sequence[float]) -> bool:
     spec = retrieval_spec(name)
     if spec is not None and spec.is_binary:
         return True
@@ -129,7 +129,7 @@ def family_adjusted(
     family = [
         i
         for i, metric in enumerate(metrics)
-        if metric.p_value is not None and _can_fail_on_a_drop(rules.rule_for(metric.name))
+        if metric.p_value is not None and can_fail_on_a_drop(rules.rule_for(metric.name))
     ]
     if rules.multiple_testing == "off" or len(family) < 2:
         return tuple(metrics)
@@ -166,7 +166,7 @@ def _delta_rows(names: Sequence[str], pairs: PairList) -> list[list[float]]:
     return [list(row) for row in zip(*columns, strict=True)] if columns else []
 
 
-def _can_fail_on_a_drop(rule: MetricRule) -> bool:
+def can_fail_on_a_drop(rule: MetricRule) -> bool:
     return rule.alpha is not None and rule.max_drop < 1.0 - EPSILON
 
 

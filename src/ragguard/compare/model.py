@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ragguard.gate import GateRules
+from ragguard.power import Detectable
 from ragguard.results import (
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,
@@ -195,6 +196,8 @@ class Comparison:
     head_sha: str | None = None
     # Latency, tokens and cost per answer (compare/costs.py): lower is better, own budgets.
     costs: tuple[MetricComparison, ...] = ()
+    # The smallest drop each gated metric's test can see (compare/power.py).
+    power: tuple[Detectable, ...] = ()
 
     @property
     def incomparable(self) -> bool:

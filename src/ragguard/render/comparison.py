@@ -38,7 +38,9 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.errors import InputError
+from ragguard.power import Detectable
 from ragguard.render.costs import cost_rows, cost_terminal_rows
+from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
     failing_entries,
@@ -749,7 +751,11 @@ def provenance_line(comparison: Comparison) -> str:
 
 def footer_line(comparison: Comparison, detail: Detail) -> str:
     """The small print: where the baseline came from, the rules in force, the version."""
-    parts = [provenance_line(comparison), rules_line(comparison)]
+    parts = [
+        provenance_line(comparison),
+        rules_line(comparison),
+        *too_small_lines(comparison.power, lambda name: escape_markdown(name, 60)),
+    ]
     still = len(comparison.of_kind(STILL_FAILING))
     if still:
         parts.append(
@@ -855,6 +861,9 @@ def comparison_terminal(comparison: Comparison) -> str:
             f"  setting {printable(diff.key, 80)}: {printable(diff.baseline, 60)} -> "
             f"{printable(diff.head, 60)}"
         )
+    too_small = too_small_lines(comparison.power, lambda name: printable(name, 40))
+    if too_small:
+        lines += ["", *too_small]
     failing = failing_questions(comparison)
     if failing and not comparison.baseline_missing:
         lines += ["", f"newly failing ({len(failing)}):"]
@@ -911,6 +920,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "baseline": asdict(comparison.provenance),
         "head_sha": comparison.head_sha,
         "incomparable_settings": [asdict(d) for d in comparison.setting_diffs],
+        "power": {found.metric: _power_dict(found) for found in comparison.power},
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},
@@ -921,6 +931,19 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "recheck": rules.recheck,
             "recheck_all": rules.recheck_all,
         },
+    }
+
+
+def _power_dict(found: Detectable) -> dict[str, Any]:
+    return {
+        "n": found.n,
+        "alpha": found.alpha,
+        "power": found.power,
+        "detectable_drop": found.drop,
+        "noise": asdict(found.noise),
+        "max_drop": found.max_drop,
+        "questions_needed": found.needed,
+        "too_small": found.too_small,
     }
 
 

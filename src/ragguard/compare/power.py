@@ -1,0 +1,79 @@
+"""The smallest drop each gated metric's test can see in this comparison (ragguard/power.py).
+
+The noise is the comparison's own (discordant pairs, the spread of the deltas). With the
+gated metrics adjusted together (``multiple_testing: max_t``), each is sized at alpha over
+the family's size (Bonferroni): the max-T adjustment is at least about as powerful, so the
+drop shown is an upper bound, never an optimistic one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragguard.compare.metrics import PairList, can_fail_on_a_drop, is_binary_metric
+from ragguard.compare.model import MetricComparison
+from ragguard.gate import GateRules
+from ragguard.power import Detectable, detectable, noise_from_pairs, noise_from_values
+from ragguard.results import Results
+
+
+def gated_alpha(rules: GateRules, names: Sequence[str]) -> dict[str, float]:
+    """Each gated metric's alpha as its power is sized: alpha over the family's size
+    when the family is adjusted together, else its own."""
+    gated = [name for name in names if can_fail_on_a_drop(rules.rule_for(name))]
+    share = len(gated) if rules.multiple_testing != "off" and len(gated) >= 2 else 1
+    return {name: (rules.rule_for(name).alpha or 0.0) / share for name in gated}
+
+
+def comparison_power(
+    metrics: Sequence[MetricComparison], pairs: PairList, rules: GateRules
+) -> tuple[Detectable, ...]:
+    """The detectable drop of every gated metric with a paired test, in the metrics' order."""
+    alphas = gated_alpha(rules, [m.name for m in metrics if m.p_value is not None])
+    found = []
+    for metric in metrics:
+        if metric.name not in alphas:
+            continue
+        both = [
+            (b.metrics[metric.name], h.metrics[metric.name])
+            for b, h in pairs
+            if metric.name in b.metrics and metric.name in h.metrics
+        ]
+        before = [b for b, _ in both]
+        after = [h for _, h in both]
+        noise = noise_from_pairs(before, after, is_binary_metric(metric.name, before, after))
+        found.append(
+            detectable(
+                metric.name,
+                len(both),
+                alphas[metric.name],
+                noise,
+                rules.rule_for(metric.name).max_drop,
+                limit=sum(before) / len(before),
+            )
+        )
+    return tuple(found)
+
+
+def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
+    """The detectable drops from one results file, the noise assumed (no baseline)."""
+    alphas = gated_alpha(rules, list(results.metrics))
+    found = []
+    for name in results.metrics:
+        if name not in alphas:
+            continue
+        values = [q.metrics[name] for q in results.questions if name in q.metrics]
+        if not values:
+            continue
+        noise = noise_from_values(values, is_binary_metric(name, values, values))
+        found.append(
+            detectable(
+                name,
+                len(values),
+                alphas[name],
+                noise,
+                rules.rule_for(name).max_drop,
+                limit=sum(values) / len(values),
+            )
+        )
+    return tuple(found)
