@@ -13,7 +13,15 @@ The worlds, each compared with a baseline run of the same system:
 * ``noise``: the head is another run of the same system (every failure is a false alarm);
 * ``noise + critical``: the same runs with ``critical: true`` blocking (the default);
 * ``retrieval drop``: 15% of the questions lose their relevant chunk from the top 3;
-* ``hallucination 5%->20%``: every question's probability of an unsupported sentence is x4.
+* ``hallucination 5%->20%``: every question's probability of an unsupported sentence is x4;
+* ``noise + critical, recheck``: ``noise + critical`` with rechecks (``gate.recheck``, 3
+  by default): each newly failing critical question's run is redrawn that many more times
+  from its fixed distribution, and it blocks only when it fails in a majority of its runs
+  (``tally_rechecks`` and ``with_rechecks``, the code ``ragguard ci`` runs);
+* ``critical regression, recheck``: the same, but one critical question that passed in the
+  baseline now always fails (its relevant chunk is never retrieved, in the head run and in
+  every recheck): it must still block. (A seed whose critical questions all fail in the
+  baseline has nothing to break: that seed's head is the noise run.)
 
 Every run is scored by ragguard's own code in this process (``score_question`` for the
 retrieval metrics, ``faithfulness_score`` and, where the installed ragguard has it,
@@ -39,6 +47,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragguard.compare import FAIL, NEWLY_FAILING, Comparison, compare
+from ragguard.compare.questions import passes, per_question_rule
+from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
@@ -65,7 +75,14 @@ RETRIEVERS = {
 }
 KIND_SHARES = [0.5, 0.3, 0.2]
 BASE_HALLUCINATION = 0.05
-WORLDS = ("noise", "noise + critical", "retrieval drop", "hallucination 5%->20%")
+WORLDS = (
+    "noise",
+    "noise + critical",
+    "retrieval drop",
+    "hallucination 5%->20%",
+    "noise + critical, recheck",
+    "critical regression, recheck",
+)
 HALLUCINATION_FREE = getattr(faith_module, "hallucination_free_score", None)
 
 
@@ -78,6 +95,10 @@ class System:
     kinds: dict[str, str]
     hallucination: dict[str, float]
     sentences: dict[str, int]
+
+    @property
+    def questions_by_id(self) -> dict[str, Question]:
+        return {q.id: q for q in self.questions}
 
 
 def make_system(rng: random.Random, n: int, retriever: str) -> System:
@@ -151,11 +172,13 @@ def world_runs(seed: int, n: int, retriever: str) -> tuple[Results, dict[str, Re
     }
 
 
-def baseline_for(world: str, baseline: Results) -> Results:
-    """The baseline without critical marks outside the critical world: a question critical
-    in the baseline stays critical (docs/compare.md), so keeping them would let critical
-    questions fail the other worlds too."""
-    return baseline if world == "noise + critical" else _without_critical(baseline)
+def baseline_for(head: Results, baseline: Results) -> Results:
+    """The baseline a world's head is compared with: ``compare`` keeps a question critical
+    when the baseline marks it (unmarking takes effect once merged), so a world without
+    critical questions unmarks them in the baseline too."""
+    if any(q.critical for q in head.questions):
+        return baseline
+    return _without_critical(baseline)
 
 
 def _without_critical(results: Results) -> Results:
@@ -178,16 +201,62 @@ def trial(seed: int, n: int, retriever: str, rules: GateRules) -> dict[str, tupl
     baseline, heads = world_runs(seed, n, retriever)
     outcome = {}
     for world, head in heads.items():
-        comparison = compare(baseline_for(world, baseline), head, rules)
+        comparison = compare(baseline_for(head, baseline), head, rules)
         outcome[world] = (comparison.verdict == FAIL, plain_gate_fails(comparison, rules))
+    outcome.update(recheck_trials(seed, n, retriever, rules, baseline, heads["noise + critical"]))
     return outcome
+
+
+def recheck_trials(
+    seed: int, n: int, retriever: str, rules: GateRules, baseline: Results, head: Results
+) -> dict[str, tuple[bool, bool]]:
+    """The two recheck worlds. Rechecks draw from their own random stream, so the other
+    worlds' runs are the same as without them."""
+    rng = random.Random(seed * 1000 + n)
+    system = make_system(rng, n, retriever)  # the same system world_runs built
+    recheck_rng = random.Random(f"recheck-{seed}-{n}")
+    rule = per_question_rule(rules, baseline, head)
+    candidates = [
+        q.id for q in system.questions if q.critical and passes(baseline.by_id[q.id], rule)
+    ]
+    broken = recheck_rng.choice(candidates) if candidates else None
+    regressed = _never_retrieved(system, head, broken)
+    outcome = {}
+    for world, this_head, never in (
+        ("noise + critical, recheck", head, None),
+        ("critical regression, recheck", regressed, broken),
+    ):
+        comparison = compare(baseline, this_head, rules)
+        ids = recheck_ids(comparison)
+        reruns = [_rerun(system, recheck_rng, never) for _ in range(rules.recheck if ids else 0)]
+        rechecked = with_rechecks(comparison, tally_rechecks(comparison, ids, reruns))
+        outcome[world] = (rechecked.verdict == FAIL, plain_gate_fails(comparison, rules))
+    return outcome
+
+
+def _rerun(system: System, rng: random.Random, never: str | None) -> Results:
+    """Another run of the whole system (only the rechecked questions are looked at)."""
+    ranks = draw_ranks(system, rng)
+    if never is not None:
+        ranks[never] = 0
+    return run(system, ranks, draw_hallucinated(system, rng, 1.0))
+
+
+def _never_retrieved(system: System, head: Results, question_id: str | None) -> Results:
+    """``head`` with one question's relevant chunk not retrieved."""
+    if question_id is None:
+        return head
+    broken = _question(system.questions_by_id[question_id], 0, False, system)
+    return replace(
+        head, questions=tuple(broken if q.id == question_id else q for q in head.questions)
+    )
 
 
 def table(seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules) -> None:
     print(f"{retriever} retriever, {seeds} seeds per cell; failures / seeds (share)")
-    header = f"  {'world':<24}" + "".join(f"{'n=' + str(n):>28}" for n in sizes)
+    header = f"  {'world':<30}" + "".join(f"{'n=' + str(n):>28}" for n in sizes)
     print(header)
-    print(f"  {'':<24}" + "".join(f"{'ragguard':>14}{'plain mean':>14}" for _ in sizes))
+    print(f"  {'':<30}" + "".join(f"{'ragguard':>14}{'plain mean':>14}" for _ in sizes))
     counts = {(w, n): [0, 0] for w in WORLDS for n in sizes}
     for n in sizes:
         started = time.perf_counter()
@@ -201,7 +270,7 @@ def table(seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules) ->
             f"{_share(counts[world, n][0], seeds):>14}{_share(counts[world, n][1], seeds):>14}"
             for n in sizes
         )
-        print(f"  {world:<24}{cells}")
+        print(f"  {world:<30}{cells}")
 
 
 def _share(count: int, seeds: int) -> str:
@@ -216,7 +285,7 @@ def cli_check(seeds: int, n: int, world: str, retriever: str, rules: GateRules) 
         folder = Path(tmp)
         for seed in range(seeds):
             baseline, heads = world_runs(seed, n, retriever)
-            baseline = baseline_for(world, baseline)
+            baseline = baseline_for(heads[world], baseline)
             expected = compare(baseline, heads[world], rules).verdict == FAIL
             _write(folder / "baseline.json", baseline)
             _write(folder / "head.json", heads[world])

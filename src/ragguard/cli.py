@@ -19,6 +19,7 @@ from ragguard import __version__, interrupts
 from ragguard.errors import InputError
 
 if TYPE_CHECKING:
+    from ragguard.compare.model import Comparison
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
     from ragguard.testset import TestSet
@@ -761,7 +762,23 @@ def compare_command(
     write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
     click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
+    _say_not_rechecked(comparison)
     raise SystemExit(exit_code(comparison))
+
+
+def _say_not_rechecked(comparison: Comparison) -> None:
+    """`compare` reads results files: it cannot ask the system again, so it says that the
+    questions `ragguard ci` would recheck (gate.recheck) count on their one run."""
+    from ragguard.compare.rechecks import recheck_ids
+    from ragguard.render import printable
+
+    ids = recheck_ids(comparison)
+    if ids:
+        click.echo(
+            f"ragguard: not rechecked (compare reads results files; `ragguard ci` reruns "
+            f"them, gate.recheck): {', '.join(printable(i, 80) for i in ids)}",
+            err=True,
+        )
 
 
 @cli.command("power")
@@ -1081,6 +1098,9 @@ def _run_ci(mode: str | None) -> None:
             evaluate_config, cache_dir=settings.cache_dir, shard=settings.shard
         ),
         commit_time=git_commit_time,
+        evaluate_only=lambda config, git, out, ids: evaluate_config(
+            config, git, out, cache_dir=settings.cache_dir, only=ids
+        ),
     )
     try:
         outcome = run_ci(settings, collaborators)

@@ -64,7 +64,11 @@ GATE_KEYS = (
     "per_question",
     "metrics",
     "multiple_testing",
+    "recheck",
+    "recheck_all",
 )
+DEFAULT_RECHECK = 3
+MAX_RECHECK = 20
 MULTIPLE_TESTING_CHOICES = ("max_t", "off")
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 BUDGET_KEYS = ("max", "max_increase", "alpha")
@@ -98,6 +102,8 @@ class GateRules:
     critical_blocks: bool = True
     source: str = ""
     multiple_testing: str = "max_t"  # family-wise control across gated metrics, or "off"
+    recheck: int = DEFAULT_RECHECK  # extra runs of a newly failing critical question; 0: off
+    recheck_all: bool = False  # recheck every newly failing question, not only critical ones
 
     def rule_for(self, metric: str) -> MetricRule:
         """The metric's own rule, else the default; an informational metric (``judged@k``)
@@ -161,6 +167,8 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
         multiple_testing="off"
         if section.get("multiple_testing") is False  # YAML reads a bare off as false
         else reader.choice(section, "multiple_testing", "gate", MULTIPLE_TESTING_CHOICES),
+        recheck=reader.count(section, "recheck", "gate", DEFAULT_RECHECK, MAX_RECHECK),
+        recheck_all=reader.boolean(section, "recheck_all", "gate", False),
     )
 
 
@@ -353,6 +361,19 @@ class _Reader:
         if not isinstance(value, bool):
             raise self.error(
                 f"expected true or false, found {type_name(value)}", f"{path}.{key}", section, key
+            )
+        return value
+
+    def count(
+        self, section: Mapping[str, Any], key: str, path: str, default: int, most: int
+    ) -> int:
+        value = section.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+            raise self.error(
+                f"expected a whole number from 0 (off) to {most}, found {value!r}",
+                f"{path}.{key}",
+                section,
+                key,
             )
         return value
 

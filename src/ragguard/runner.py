@@ -631,6 +631,7 @@ def run_config(
     shard: Shard | None = None,
     done: Mapping[str, RunRecord] | None = None,
     on_record: Callable[[RunRecord], object] | None = None,
+    only: frozenset[str] | None = None,
 ) -> SuiteRun:
     """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
 
@@ -638,11 +639,14 @@ def run_config(
     again), so that a config mistake there does not cost a run of the system. With
     ``shard``, only that shard's questions are run; the questions in ``done`` (a resumed
     run's earlier records) are not asked again, and their failures count towards the early
-    stop (:func:`early_stop_for`, over the whole test set or shard).
+    stop (:func:`early_stop_for`, over the whole test set or shard). With ``only``, just
+    those questions are run (a recheck of newly failing questions).
     """
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
+    if only is not None:
+        testset = replace(testset, questions=tuple(q for q in testset.questions if q.id in only))
     generation = generation_settings_of(config)
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):

@@ -44,6 +44,7 @@ from ragguard.ci.activity import (
 from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
 from ragguard.ci.parts import merge_shard_results
 from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
+from ragguard.ci.rechecking import EvaluateOnly, recheck_comparison
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.salvage import leave_reports, mark_reports
 from ragguard.ci.sections import CiOptions, ci_options
@@ -122,6 +123,9 @@ class Collaborators:
         default=lambda *args: rerun_in_worktree(*args)
     )
     log: Callable[[str], None] = field(default=lambda line: print(line, file=sys.stderr))
+    evaluate_only: EvaluateOnly = field(
+        default=lambda config, git, out, ids: evaluate_config(config, git, out, only=ids)
+    )
     repo_path: Callable[[Path], str] = field(default=lambda path: git_repo_path(path))
 
 
@@ -316,6 +320,9 @@ def _evaluate_and_report(
     baseline = _baseline_results(stored)
     provenance = _provenance(stored, results) if stored else None
     comparison = compare(baseline, results, gate.rules if gate else rules, provenance=provenance)
+    comparison = recheck_comparison(
+        comparison, config, out, _git_of(settings, target), collab.evaluate_only, collab.log
+    )
     if activity.save_baseline:
         _save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
@@ -456,13 +463,17 @@ def _head_results(
 ) -> Results:
     """This run's results: evaluated here, or merged from the shard jobs' parts."""
     if not settings.parts:
-        return collab.evaluate(config, {"sha": target.sha, "ref": settings.event.ref}, out)
+        return collab.evaluate(config, _git_of(settings, target), out)
     merged, paths = merge_shard_results(settings.parts, config.suite, target.sha)
     collab.log(
         f"ragguard: merged {len(paths)} shard results ({len(merged.questions)} questions): "
         + ", ".join(map(str, paths))
     )
     return merged
+
+
+def _git_of(settings: CiSettings, target: Target) -> dict[str, str | None]:
+    return {"sha": target.sha, "ref": settings.event.ref}
 
 
 def fetch_baseline(
@@ -744,14 +755,16 @@ def evaluate_config(
     out: Path,
     cache_dir: Path | None = None,
     shard: Shard | None = None,
+    only: frozenset[str] | None = None,
 ) -> Results:
-    """Run the suite's system over its test set (or one shard of it) and score it."""
+    """Run the suite's system over its test set (or one shard of it, or ``only`` those
+    questions) and score it."""
     from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
     from ragguard.runs import dump_run
 
     log = LineLog(out / "system.log")
     try:
-        suite_run = run_config(config, progress_stream=sys.stderr, log=log, shard=shard)
+        suite_run = run_config(config, progress_stream=sys.stderr, log=log, shard=shard, only=only)
         failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()

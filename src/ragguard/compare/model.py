@@ -89,6 +89,23 @@ class RuleMiss:
     threshold: float
 
 
+@dataclass(frozen=True, slots=True)
+class Recheck:
+    """A newly failing question run again: in how many of its runs (the first included) it
+    failed. It fails for real only when it fails in a majority of them; otherwise it is
+    flaky. ``runs`` 1 means it could not be run again (a recorded system)."""
+
+    failed: int
+    runs: int
+
+    @property
+    def flaky(self) -> bool:
+        return self.runs > 1 and 2 * self.failed <= self.runs
+
+    def line(self) -> str:
+        return f"failed {self.failed} of {self.runs} runs"
+
+
 @dataclass(frozen=True)
 class QuestionDiff:
     """One question's change between baseline and head, with the why of a failure."""
@@ -108,6 +125,7 @@ class QuestionDiff:
     rank_change: RankChange | None = None
     hallucinated: tuple[SentenceVerdict, ...] = ()
     unlabelled: Unlabelled | None = None
+    recheck: Recheck | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from ragguard.compare.model import (
     REMOVED,
     WARN,
     Comparison,
+    QuestionDiff,
     Reason,
 )
 
@@ -52,10 +53,21 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
     if rules.critical_blocks:
         for question in comparison.of_kind(NEWLY_FAILING):
             if question.critical:
-                reasons.append(Reason(FAIL, "critical question newly fails", question.id))
+                reasons.append(_critical_reason(question))
     reasons.extend(_removed_passing(comparison))
     order = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
     return tuple(sorted(reasons, key=lambda r: order[r.tier]))
+
+
+def _critical_reason(question: QuestionDiff) -> Reason:
+    """A newly failing critical question blocks, unless rechecks showed it flaky (it failed
+    in no majority of its runs): then it warns."""
+    recheck = question.recheck
+    if recheck is not None and recheck.flaky:
+        return Reason(WARN, f"critical question is flaky: {recheck.line()}", question.id)
+    if recheck is not None and recheck.runs > 1:
+        return Reason(FAIL, f"critical question newly fails: {recheck.line()}", question.id)
+    return Reason(FAIL, "critical question newly fails", question.id)
 
 
 def _removed_passing(comparison: Comparison) -> tuple[Reason, ...]:

@@ -76,13 +76,17 @@ def _gate_cases(suite: ET.Element, comparison: Comparison) -> None:
         detail = "\n".join(f"{d.key}: {d.baseline} -> {d.head}" for d in comparison.setting_diffs)
         kind = "failure" if comparison.blocks else "system-out"
         _child(case, kind, detail, message=by_tier[INCOMPARABLE][0].text, type="incomparable")
-    critical = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
+    newly = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
+    critical = [q for q in newly if not (q.recheck and q.recheck.flaky)]
     case = _case(suite, "gate.critical_questions", "gate")
     if critical and comparison.rules.critical_blocks:
         ids = ", ".join(q.id for q in critical)
         _child(
             case, "failure", ids, message=f"critical questions newly fail: {ids}", type="critical"
         )
+    elif len(newly) > len(critical) and comparison.rules.critical_blocks:
+        flaky = ", ".join(f"{q.id} ({q.recheck.line()})" for q in newly if q.recheck)
+        _child(case, "system-out", f"flaky critical questions, not regressions: {flaky}")
 
 
 def _question_case(suite: ET.Element, question: QuestionDiff) -> None:

@@ -363,16 +363,20 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
         parts.append("the evaluation settings changed")
     if comparison.verdict in (ERROR, INCOMPARABLE):
         return ", ".join(parts)
-    critical = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
+    all_critical = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
+    critical = [q for q in all_critical if not (q.recheck and q.recheck.flaky)]
+    flaky = len(all_critical) - len(critical)
     if critical and comparison.rules.critical_blocks:
         parts.append(
             f"critical question **{escape_markdown(critical[0].id, 60)}** newly fails"
             if len(critical) == 1
             else f"{len(critical)} critical questions newly fail"
         )
+    if flaky:
+        parts.append(f"{flaky} flaky critical question{'s' if flaky != 1 else ''}")
     parts += _metric_counts(comparison)
     newly = len(comparison.of_kind(NEWLY_FAILING))
-    others = newly - len(critical)
+    others = newly - len(all_critical)
     if critical and others:
         parts.append(
             f"{others} more question{'s' if others != 1 else ''} newly fail{'s' if others == 1 else ''}"
@@ -436,6 +440,16 @@ def _no_baseline_headline(comparison: Comparison) -> str:
     return ", ".join(parts)
 
 
+def _critical_state(question: QuestionDiff) -> str:
+    """ "newly fails", or what its rechecks showed: flaky, or failing in most runs."""
+    recheck = question.recheck
+    if recheck is None or recheck.runs <= 1:
+        return "newly fails"
+    if recheck.flaky:
+        return f"is flaky ({recheck.line()}), not counted as a regression"
+    return f"newly fails ({recheck.line()})"
+
+
 def reason_text(reason: Reason, comparison: Comparison | None = None) -> str:
     """ragguard's own words, after the escaped subject (a metric name or question id); a
     metric's values come first when the comparison is given."""
@@ -448,8 +462,8 @@ def reason_text(reason: Reason, comparison: Comparison | None = None) -> str:
         question = next((q for q in comparison.questions if q.id == reason.subject), None)
         if question is not None and question.critical:
             return (
-                f"critical question **{escape_markdown(question.id, 120)}** newly fails: "
-                f"{one_line_why(question)}"
+                f"critical question **{escape_markdown(question.id, 120)}** "
+                f"{_critical_state(question)}: {one_line_why(question)}"
             )
     if metric is None:
         return f"{code_name(reason.subject)}: {reason.text}"
@@ -927,6 +941,8 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "on_incomparable": rules.on_incomparable,
             "critical_blocks": rules.critical_blocks,
             "multiple_testing": rules.multiple_testing,
+            "recheck": rules.recheck,
+            "recheck_all": rules.recheck_all,
         },
     }
 

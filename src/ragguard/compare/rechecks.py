@@ -1,0 +1,60 @@
+"""Rechecks: newly failing questions run again, so that one unlucky run of a noisy system
+does not block on its own.
+
+A newly failing critical question (every newly failing question with ``recheck_all``) is
+asked ``gate.recheck`` more times; it blocks only when it fails in a majority of its runs,
+the first included, and is reported as flaky otherwise. This module holds the pure parts:
+which questions to recheck, the tally of the reruns, and the comparison with the tallies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from ragguard.compare.model import NEWLY_FAILING, Comparison, Recheck
+from ragguard.compare.questions import passes
+from ragguard.compare.verdict import gate_reasons, overall_verdict
+from ragguard.results import Results
+
+
+def recheck_ids(comparison: Comparison) -> tuple[str, ...]:
+    """The questions to run again: newly failing and critical (any, with ``recheck_all``);
+    none when ``gate.recheck`` is 0."""
+    rules = comparison.rules
+    if rules.recheck <= 0:
+        return ()
+    return tuple(
+        question.id
+        for question in comparison.of_kind(NEWLY_FAILING)
+        if question.critical or rules.recheck_all
+    )
+
+
+def tally_rechecks(
+    comparison: Comparison, ids: Sequence[str], reruns: Sequence[Results]
+) -> dict[str, Recheck]:
+    """Each question's failures over its first run (which failed) and the reruns; a question
+    missing from a rerun, or failing with an error there, counts as failed in it."""
+    rule = comparison.per_question_rule
+    tallies: dict[str, Recheck] = {}
+    for question_id in ids:
+        failed = 1
+        for rerun in reruns:
+            result = rerun.by_id.get(question_id)
+            failed += result is None or not passes(result, rule)
+        tallies[question_id] = Recheck(failed, 1 + len(reruns))
+    return tallies
+
+
+def with_rechecks(comparison: Comparison, tallies: Mapping[str, Recheck]) -> Comparison:
+    """The comparison with each rechecked question's tally, and its verdict decided again."""
+    if not tallies:
+        return comparison
+    questions = tuple(
+        replace(question, recheck=tallies[question.id]) if question.id in tallies else question
+        for question in comparison.questions
+    )
+    draft = replace(comparison, questions=questions)
+    reasons = gate_reasons(draft)
+    return replace(draft, verdict=overall_verdict(reasons), reasons=reasons)
