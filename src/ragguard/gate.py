@@ -29,7 +29,13 @@ from typing import Any
 
 from ragguard.config import Config, load_config, parse_duration
 from ragguard.errors import InputError
-from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS, MetricNameError, parse_metric
+from ragguard.metrics.names import (
+    COST_METRICS,
+    LATENCY_METRICS,
+    MetricNameError,
+    parse_metric,
+)
+from ragguard.metrics.names import GENERATION as GENERATION_METRICS
 from ragguard.sources import LineDict, is_finite_number, shown, type_name
 
 DEFAULT_ALPHA = 0.05
@@ -44,13 +50,6 @@ REMOVED_CHOICES = ("fail", "warn")
 # where a pull request run takes its gate from; read only from the target branch's ragguard.yml
 RULES_FROM_CHOICES = ("target", "pull-request")
 
-GENERATION_METRICS = (
-    "faithfulness",
-    "hallucination_free",
-    "answer_relevance",
-    "answer_f1",
-    "abstention",
-)
 
 GATE_KEYS = (
     "alpha",

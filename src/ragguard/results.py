@@ -308,7 +308,7 @@ def read_json_file(path: Path, what: str) -> Any:
         raise InputError(path, f"not valid JSON ({exc})") from None
 
 
-class _Reader:
+class FieldReader:
     """Typed access to a parsed results document, with errors naming the key path."""
 
     def __init__(self, source: str | Path) -> None:
@@ -384,7 +384,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 def results_from_dict(data: Any, source: str | Path = "results") -> Results:
     """Rebuild :class:`Results` from its JSON form, refusing unknown schema versions."""
 
-    def questions(read: _Reader) -> tuple[QuestionResult, ...]:
+    def questions(read: FieldReader) -> tuple[QuestionResult, ...]:
         return tuple(
             question_from_dict(read, entry, index)
             for index, entry in enumerate(read.get(data, "questions", list, ""))
@@ -394,11 +394,11 @@ def results_from_dict(data: Any, source: str | Path = "results") -> Results:
 
 
 def results_from_header(
-    data: Any, questions: Callable[[_Reader], tuple[QuestionResult, ...]], source: str | Path
+    data: Any, questions: Callable[[FieldReader], tuple[QuestionResult, ...]], source: str | Path
 ) -> Results:
     """:class:`Results` from the header of its JSON form (everything but the questions)
     and ``questions``, which builds them once the header has been checked."""
-    read = _Reader(source)
+    read = FieldReader(source)
     _check_schema(read, data)
     testset = read.get(data, "testset", dict, "")
     config = read.get(data, "config", dict, "")
@@ -423,7 +423,7 @@ def results_from_header(
 
 
 def question_from_dict(
-    read: _Reader, entry: Any, index: int, retrieved: Sequence[str] | None = None
+    read: FieldReader, entry: Any, index: int, retrieved: Sequence[str] | None = None
 ) -> QuestionResult:
     """Question ``index`` of the file; ``retrieved`` when its ids were read apart."""
     plain = _plain_question(entry, retrieved)
@@ -434,7 +434,7 @@ def question_from_dict(
     return _question(read, entry, f"questions[{index}]")
 
 
-def _check_schema(read: _Reader, data: Any) -> None:
+def _check_schema(read: FieldReader, data: Any) -> None:
     """Refuse a schema this version cannot read, listing the ones it can."""
     schema = read.get(data, "schema", object, "", optional=True)
     if schema in SUPPORTED_SCHEMAS:
@@ -464,7 +464,7 @@ def _check_unique_ids(questions: tuple[QuestionResult, ...], source: str | Path)
         first[question.id] = index
 
 
-def _shard(read: _Reader, entry: Any, size: int) -> ShardInfo | None:
+def _shard(read: FieldReader, entry: Any, size: int) -> ShardInfo | None:
     """The optional ``shard`` object; absent in unsharded (and older) results files."""
     if entry is None:
         return None
@@ -485,7 +485,7 @@ def _shard(read: _Reader, entry: Any, size: int) -> ShardInfo | None:
     return ShardInfo(index, count, testset_size, tuple(positions))
 
 
-def _summary(read: _Reader, entry: Any, path: str) -> MetricSummary:
+def _summary(read: FieldReader, entry: Any, path: str) -> MetricSummary:
     ci = read.get(entry, "ci", list, path)
     if len(ci) != 2 or not all(is_finite_number(v) for v in ci):
         raise InputError(read.source, "expected [low, high]", key=f"{path}.ci")
@@ -587,7 +587,7 @@ def _plain_ids(ids: Any) -> tuple[str, ...] | None:
     return tuple(ids)
 
 
-def _question(read: _Reader, entry: Any, path: str) -> QuestionResult:
+def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
     status = sys.intern(read.get(entry, "status", str, path))
     if status not in STATUSES:
         raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")

@@ -25,9 +25,9 @@ from typing import IO, Any, overload
 
 from ragguard.errors import InputError
 from ragguard.results import (
+    FieldReader,
     QuestionResult,
     Results,
-    _Reader,
     question_from_dict,
     results_from_header,
 )
@@ -148,7 +148,7 @@ def _whole(text: str, start: int = 0, end: int | None = None) -> Any:
     return value
 
 
-def _questions(file: IO[bytes], read: _Reader) -> tuple[QuestionResult, ...]:
+def _questions(file: IO[bytes], read: FieldReader) -> tuple[QuestionResult, ...]:
     """The question lines to the end of the file, which must close the list and object."""
     questions: list[QuestionResult] = []
     without_comma = 0  # question lines without a comma after them: the last one only
@@ -193,7 +193,7 @@ def _lines(block: bytes) -> list[str]:
     return lines
 
 
-def _question(line: str, read: _Reader, index: int) -> QuestionResult:
+def _question(line: str, read: FieldReader, index: int) -> QuestionResult:
     """One question line, ``  {...}`` with a comma after it or not, ``retrieved`` last."""
     end = len(line) - 1 - line.endswith("},")  # the object's closing brace
     split = line.rfind(RETRIEVED)

@@ -29,6 +29,7 @@ from ragguard.metrics.faithfulness import (
     lexical_verdicts,
 )
 from ragguard.metrics.judging import Judge, JudgeItem, JudgeOutcome, JudgeVerdict
+from ragguard.metrics.names import GENERATION as GENERATION_METRICS
 from ragguard.metrics.relevance import judge_relevance, lexical_relevance
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.metrics.text import Segment, segment
@@ -43,13 +44,6 @@ from ragguard.results import (
 from ragguard.runs import RunRecord
 from ragguard.testset import Question
 
-GENERATION_METRICS = (
-    "faithfulness",
-    "hallucination_free",
-    "answer_relevance",
-    "answer_f1",
-    "abstention",
-)
 STATEMENT_METRICS = ("faithfulness", "hallucination_free")  # both from the sentence verdicts
 EMPTY_ANSWER = "empty answer (generation metrics need the system's answer)"
 
