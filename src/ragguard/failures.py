@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ragguard.render.text import printable
+from ragguard.render.text import and_more, printable
 
 NOT_RUN = "not run:"  # how the message of a question that was never asked starts
 MAX_GROUPS = 10
@@ -76,6 +76,4 @@ def shortened(message: str, limit: int = MESSAGE_LIMIT, tail: int = 60) -> str:
 
 def capped(ids: tuple[str, ...], limit: int) -> str:
     """``q1, q2, q3 and 7 more`` (each id made printable: it is shown in a CI log)."""
-    shown = ", ".join(printable(question_id, ID_LIMIT) for question_id in ids[:limit])
-    rest = len(ids) - limit
-    return f"{shown} and {rest} more" if rest > 0 else shown
+    return and_more([printable(question_id, ID_LIMIT) for question_id in ids[:limit]], len(ids))

@@ -21,6 +21,7 @@ from ragguard.compare import REMOVED, Comparison
 from ragguard.errors import InputError
 from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.render import escape_markdown
+from ragguard.render.text import and_more
 from ragguard.sources import LineDict, parse_yaml
 
 RULE_FIELDS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
@@ -190,6 +191,4 @@ def _counted(n: int, noun: str) -> str:
 
 
 def _ids(ids: list[str]) -> str:
-    shown = ", ".join(escape_markdown(i, 80) for i in ids[:LISTED_IDS])
-    more = len(ids) - LISTED_IDS
-    return shown + (f" and {more} more" if more > 0 else "")
+    return and_more([escape_markdown(i, 80) for i in ids[:LISTED_IDS]], len(ids))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ragguard.compare.metrics import _bootstrap  # the per-n cache the quality metrics share
+from ragguard.compare.metrics import bootstrap_for  # the per-n cache the quality metrics share
 from ragguard.compare.model import EPSILON, FAIL, PASS, MetricComparison
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS
@@ -126,7 +126,7 @@ def _compared(
     old, new = summarise(name, before), summarise(name, after)
     low = high = None
     if name not in LATENCY_METRICS:
-        interval = _bootstrap(len(paired)).interval([h - b for b, h in paired])
+        interval = bootstrap_for(len(paired)).interval([h - b for b, h in paired])
         low, high = interval.low, interval.high
     verdict, notes = budget_verdict(name, old, new, new - old, test.p_value, rule)
     return MetricComparison(

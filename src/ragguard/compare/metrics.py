@@ -78,7 +78,7 @@ def compare_metric(
     deltas = [h - b for b, h in both]
     binary = is_binary_metric(name, before, after)
     test = paired_test(before, after, binary)
-    interval = _bootstrap(len(deltas)).interval(deltas)
+    interval = bootstrap_for(len(deltas)).interval(deltas)
     delta = mean(after) - mean(before)
     verdict, notes = metric_verdict(delta, test.p_value, head_overall, rule)
     return MetricComparison(
@@ -100,7 +100,7 @@ def compare_metric(
 _BOOTSTRAPS: dict[int, Bootstrap] = {}
 
 
-def _bootstrap(n: int) -> Bootstrap:
+def bootstrap_for(n: int) -> Bootstrap:
     """A Bootstrap per n, reused (its resamples depend only on n and the fixed seed)."""
     if n not in _BOOTSTRAPS:
         _BOOTSTRAPS[n] = Bootstrap(n)

@@ -53,6 +53,7 @@ from ragguard.render.questions import (
     question_title,
 )
 from ragguard.render.text import (
+    and_more,
     code_name,
     environment,
     escape_markdown,
@@ -663,9 +664,8 @@ def error_lines(comparison: Comparison) -> list[str]:
             groups.setdefault(key, []).append(question)
     lines = []
     for (status, error), group in groups.items():
-        ids = ", ".join(f"**{escape_markdown(q.id, 120)}**" for q in group[:GROUP_IDS_SHOWN])
-        more = len(group) - min(len(group), GROUP_IDS_SHOWN)
-        who = ids + (f" and {more} more" if more else "")
+        shown = [f"**{escape_markdown(q.id, 120)}**" for q in group[:GROUP_IDS_SHOWN]]
+        who = and_more(shown, len(group))
         if len(group) == 1:
             lines.append(f"{who} ({status}): {escape_markdown(error, 300)}")
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ragguard.power import Detectable
+from ragguard.render.text import and_more
 
 
 def too_small_sentence(found: Detectable, name: str) -> str:
@@ -31,12 +32,14 @@ def too_small_lines(
     small = [found for found in power if found.too_small]
     if len(small) <= 1:
         return [too_small_sentence(found, escape(found.metric)) for found in small]
-    names = ", ".join(
-        escape(found.metric)
-        + (f" (it can detect {found.drop:.2f})" if found.drop is not None else "")
-        for found in small[:shown]
+    names = and_more(
+        [
+            escape(found.metric)
+            + (f" (it can detect {found.drop:.2f})" if found.drop is not None else "")
+            for found in small[:shown]
+        ],
+        len(small),
     )
-    more = f" and {len(small) - shown} more" if len(small) > shown else ""
     needed = [found.needed for found in small]
     n = max(found.n for found in small)
     if None in needed:
@@ -46,7 +49,7 @@ def too_small_lines(
     drops = sorted({f"{found.max_drop:g}" for found in small})
     return [
         f"This test set ({n} questions) is too small to detect a {' or '.join(drops)} drop in "
-        f"{len(small)} gated metrics: {names}{more}; {advice}"
+        f"{len(small)} gated metrics: {names}; {advice}"
     ]
 
 

@@ -24,7 +24,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
-from ragguard.render.text import code_name, escape_markdown, fmt, printable
+from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable
 from ragguard.results import SentenceVerdict
 
 GROUP_IDS_SHOWN = 12
@@ -120,9 +120,9 @@ def failing_entries(questions: Sequence[QuestionDiff]) -> list[FailingEntry]:
 
 
 def _group_entry(why: str, group: Sequence[QuestionDiff]) -> FailingEntry:
-    ids = [f"**{escape_markdown(q.id, 80)}**" for q in group[:GROUP_IDS_SHOWN]]
-    more = len(group) - len(ids)
-    listed = ", ".join(ids) + (f" and {more} more" if more else "")
+    listed = and_more(
+        [f"**{escape_markdown(q.id, 80)}**" for q in group[:GROUP_IDS_SHOWN]], len(group)
+    )
     return FailingEntry(f"{why} — {len(group)} questions: {listed}", len(group), False)
 
 

@@ -65,6 +65,12 @@ def milliseconds(value: float | None, sign: bool = False) -> str:
     return f"{signed(value, 0)} ms" if sign else f"{value:.0f} ms"
 
 
+def and_more(shown: Sequence[str], total: int) -> str:
+    """``a, b, c and 7 more``: the items shown, and how many of ``total`` items are not."""
+    rest = total - len(shown)
+    return ", ".join(shown) + (f" and {rest} more" if rest > 0 else "")
+
+
 def printable(text: str, limit: int = 200) -> str:
     """One line of untrusted text for a terminal or a CI log: control characters removed,
     workflow commands broken (:func:`no_workflow_commands`), cut at limit."""
