@@ -55,6 +55,16 @@ class SentenceVerdict:
 
 
 @dataclass(frozen=True, slots=True)
+class RepeatRun:
+    """One of the runs of a question asked several times (``run.repeat``, repeats.py)."""
+
+    status: str
+    metrics: dict[str, float]
+    error: str | None = None
+    latency_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionResult:
     """Everything known about one question in one run."""
 
@@ -79,6 +89,9 @@ class QuestionResult:
     evidence: dict[str, int] = field(default_factory=dict)
     judgments: dict[str, int] = field(default_factory=dict)
     usage: Usage | None = None  # what the system reported this answer cost (usage.py)
+    # Asked several times (``run.repeat``): each run; the fields above combine them
+    # (repeats.py). Empty for a question asked once.
+    repeats: tuple[RepeatRun, ...] = ()
 
     @property
     def judged_chunks(self) -> dict[str, int]:
@@ -222,7 +235,18 @@ def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
     if question.evidence:
         data["evidence"] = question.evidence
         data["judgments"] = question.judgments
+    if question.repeats:
+        data["repeats"] = [_repeat_to_dict(run) for run in question.repeats]
     return data
+
+
+def _repeat_to_dict(run: RepeatRun) -> dict[str, Any]:
+    return {
+        "status": run.status,
+        "metrics": run.metrics,
+        "error": run.error,
+        "latency_ms": run.latency_ms,
+    }
 
 
 def _question_fields(question: QuestionResult) -> dict[str, Any]:
@@ -513,8 +537,9 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         or "evidence" in entry
         or "judgments" in entry
         or "usage" in entry
+        or "repeats" in entry
     ):
-        return None  # verdicts and evidence labels: the checking reader
+        return None  # verdicts, evidence labels and repeats: the checking reader
     get = entry.get
     try:
         texts = (entry["id"], entry["question"], entry["status"], entry["fingerprint"])
@@ -560,6 +585,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         evidence={},
         judgments={},
         usage=None,
+        repeats=(),
     )
 
 
@@ -588,17 +614,8 @@ def _plain_ids(ids: Any) -> tuple[str, ...] | None:
 
 
 def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
-    status = sys.intern(read.get(entry, "status", str, path))
-    if status not in STATUSES:
-        raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")
-    metrics = read.get(entry, "metrics", dict, path)
-    for name, value in metrics.items():
-        if not is_finite_number(value):
-            raise InputError(
-                read.source,
-                f"metric values must be finite numbers, found {described_number(value)}",
-                key=f"{path}.metrics.{name}",
-            )
+    status = _status(read, entry, path)
+    metrics = _metrics(read, entry, path)
     sentences = tuple(
         SentenceVerdict(
             id=read.get(s, "id", str, f"{path}.sentences[{i}]"),
@@ -614,7 +631,7 @@ def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
         id=read.get(entry, "id", str, path),
         question=read.get(entry, "question", str, path),
         status=status,
-        metrics={name: float(value) for name, value in metrics.items()},
+        metrics=metrics,
         retrieved=read.strings(entry, "retrieved", path, intern=False),
         relevant=read.grades(entry, "relevant", path),
         fingerprint=read.get(entry, "fingerprint", str, path),
@@ -629,4 +646,38 @@ def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
         evidence=read.grades(entry, "evidence", path) if "evidence" in entry else {},
         judgments=read.grades(entry, "judgments", path) if "judgments" in entry else {},
         usage=usage_from_results(entry.get("usage"), read.source, path),
+        repeats=_repeats(read, entry, path),
+    )
+
+
+def _status(read: FieldReader, entry: Any, path: str) -> str:
+    status = sys.intern(read.get(entry, "status", str, path))
+    if status not in STATUSES:
+        raise InputError(read.source, f"unknown status {status!r}", key=f"{path}.status")
+    return status
+
+
+def _metrics(read: FieldReader, entry: Any, path: str) -> dict[str, float]:
+    metrics = read.get(entry, "metrics", dict, path)
+    for name, value in metrics.items():
+        if not is_finite_number(value):
+            raise InputError(
+                read.source,
+                f"metric values must be finite numbers, found {described_number(value)}",
+                key=f"{path}.metrics.{name}",
+            )
+    return {name: float(value) for name, value in metrics.items()}
+
+
+def _repeats(read: FieldReader, entry: Any, path: str) -> tuple[RepeatRun, ...]:
+    runs = read.get(entry, "repeats", list, path, optional=True) or []
+    return tuple(
+        RepeatRun(
+            status=_status(read, run, where),
+            metrics=_metrics(read, run, where),
+            error=read.get(run, "error", str, where, optional=True),
+            latency_ms=read.get(run, "latency_ms", float, where, optional=True),
+        )
+        for i, run in enumerate(runs)
+        for where in (f"{path}.repeats[{i}]",)
     )

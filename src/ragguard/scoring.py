@@ -127,6 +127,7 @@ def _result(
         error=error,
         evidence={evidence.key: evidence.grade for evidence in question.evidence},
         judgments=judgments or {},
+        repeats=(),
     )
 
 
