@@ -52,6 +52,7 @@ from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
+from ragguard.repeats import combine_question, combine_repeats
 from ragguard.results import QuestionResult, Results, SentenceVerdict
 from ragguard.runs import Chunk, RunRecord
 from ragguard.scoring import score_question
@@ -151,18 +152,25 @@ def _question(question: Question, rank: int, hallucinated: bool, system: System)
     return replace(result, metrics=metrics, sentences=verdicts)
 
 
-def world_runs(seed: int, n: int, retriever: str) -> tuple[Results, dict[str, Results]]:
-    """The baseline and, per world, the head run compared with it."""
+def world_runs(
+    seed: int, n: int, retriever: str, repeat: int = 1
+) -> tuple[Results, dict[str, Results]]:
+    """The baseline and, per world, the head compared with it; with ``repeat`` N, each is N
+    runs (the noise drawn independently per run) combined as ragguard combines them."""
     rng = random.Random(seed * 1000 + n)
     system = make_system(rng, n, retriever)
-    baseline = run(system, draw_ranks(system, rng), draw_hallucinated(system, rng, 1.0))
-    ranks = draw_ranks(system, rng)
-    hallucinated = draw_hallucinated(system, rng, 1.0)
-    head = run(system, ranks, hallucinated)
-    in_top = sorted(qid for qid, rank in ranks.items() if 1 <= rank <= 3)
+    baseline = combine_repeats([_noise_run(system, rng, 1.0) for _ in range(repeat)])
+    draws = [(draw_ranks(system, rng), draw_hallucinated(system, rng, 1.0)) for _ in range(repeat)]
+    head = combine_repeats([run(system, ranks, hallucinated) for ranks, hallucinated in draws])
+    in_top = sorted(qid for qid, rank in draws[0][0].items() if 1 <= rank <= 3)
     pushed = set(rng.sample(in_top, min(len(in_top), round(0.15 * n))))
-    dropped = run(system, {q: 0 if q in pushed else r for q, r in ranks.items()}, hallucinated)
-    worse = run(system, draw_ranks(system, rng), draw_hallucinated(system, rng, 4.0))
+    dropped = combine_repeats(
+        [
+            run(system, {q: 0 if q in pushed else r for q, r in ranks.items()}, hallucinated)
+            for ranks, hallucinated in draws
+        ]
+    )
+    worse = combine_repeats([_noise_run(system, rng, 4.0) for _ in range(repeat)])
     uncritical = _without_critical(head)
     return baseline, {
         "noise": uncritical,
@@ -170,6 +178,11 @@ def world_runs(seed: int, n: int, retriever: str) -> tuple[Results, dict[str, Re
         "retrieval drop": _without_critical(dropped),
         "hallucination 5%->20%": _without_critical(worse),
     }
+
+
+def _noise_run(system: System, rng: random.Random, factor: float) -> Results:
+    ranks = draw_ranks(system, rng)
+    return run(system, ranks, draw_hallucinated(system, rng, factor))
 
 
 def baseline_for(head: Results, baseline: Results) -> Results:
@@ -196,22 +209,33 @@ def plain_gate_fails(comparison: Comparison, rules: GateRules) -> bool:
     return any(q.critical for q in comparison.of_kind(NEWLY_FAILING))
 
 
-def trial(seed: int, n: int, retriever: str, rules: GateRules) -> dict[str, tuple[bool, bool]]:
+def trial(
+    seed: int, n: int, retriever: str, rules: GateRules, repeat: int = 1
+) -> dict[str, tuple[bool, bool]]:
     """Per world: (ragguard's gate fails, the plain gate fails)."""
-    baseline, heads = world_runs(seed, n, retriever)
+    baseline, heads = world_runs(seed, n, retriever, repeat)
     outcome = {}
     for world, head in heads.items():
         comparison = compare(baseline_for(head, baseline), head, rules)
         outcome[world] = (comparison.verdict == FAIL, plain_gate_fails(comparison, rules))
-    outcome.update(recheck_trials(seed, n, retriever, rules, baseline, heads["noise + critical"]))
+    outcome.update(
+        recheck_trials(seed, n, retriever, rules, baseline, heads["noise + critical"], repeat)
+    )
     return outcome
 
 
 def recheck_trials(
-    seed: int, n: int, retriever: str, rules: GateRules, baseline: Results, head: Results
+    seed: int,
+    n: int,
+    retriever: str,
+    rules: GateRules,
+    baseline: Results,
+    head: Results,
+    repeat: int = 1,
 ) -> dict[str, tuple[bool, bool]]:
     """The two recheck worlds. Rechecks draw from their own random stream, so the other
-    worlds' runs are the same as without them."""
+    worlds' runs are the same as without them. With repeats of 3 or more nothing is
+    rechecked (``recheck_ids``): the head's own runs decide."""
     rng = random.Random(seed * 1000 + n)
     system = make_system(rng, n, retriever)  # the same system world_runs built
     recheck_rng = random.Random(f"recheck-{seed}-{n}")
@@ -220,7 +244,7 @@ def recheck_trials(
         q.id for q in system.questions if q.critical and passes(baseline.by_id[q.id], rule)
     ]
     broken = recheck_rng.choice(candidates) if candidates else None
-    regressed = _never_retrieved(system, head, broken)
+    regressed = _never_retrieved(system, head, broken, repeat)
     outcome = {}
     for world, this_head, never in (
         ("noise + critical, recheck", head, None),
@@ -242,18 +266,25 @@ def _rerun(system: System, rng: random.Random, never: str | None) -> Results:
     return run(system, ranks, draw_hallucinated(system, rng, 1.0))
 
 
-def _never_retrieved(system: System, head: Results, question_id: str | None) -> Results:
-    """``head`` with one question's relevant chunk not retrieved."""
+def _never_retrieved(
+    system: System, head: Results, question_id: str | None, repeat: int
+) -> Results:
+    """``head`` with one question's relevant chunk not retrieved, in each of its runs."""
     if question_id is None:
         return head
     broken = _question(system.questions_by_id[question_id], 0, False, system)
+    if repeat > 1:
+        broken = combine_question([broken] * repeat)
     return replace(
         head, questions=tuple(broken if q.id == question_id else q for q in head.questions)
     )
 
 
-def table(seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules) -> None:
-    print(f"{retriever} retriever, {seeds} seeds per cell; failures / seeds (share)")
+def table(
+    seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules, repeat: int = 1
+) -> None:
+    asked = f"each question asked {repeat} times, " if repeat > 1 else ""
+    print(f"{retriever} retriever, {asked}{seeds} seeds per cell; failures / seeds (share)")
     header = f"  {'world':<30}" + "".join(f"{'n=' + str(n):>28}" for n in sizes)
     print(header)
     print(f"  {'':<30}" + "".join(f"{'ragguard':>14}{'plain mean':>14}" for _ in sizes))
@@ -261,7 +292,7 @@ def table(seeds: int, sizes: Sequence[int], retriever: str, rules: GateRules) ->
     for n in sizes:
         started = time.perf_counter()
         for seed in range(seeds):
-            for world, (ours, plain) in trial(seed, n, retriever, rules).items():
+            for world, (ours, plain) in trial(seed, n, retriever, rules, repeat).items():
                 counts[world, n][0] += ours
                 counts[world, n][1] += plain
         print(f"  (n={n}: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
@@ -277,14 +308,16 @@ def _share(count: int, seeds: int) -> str:
     return f"{count} ({100 * count / seeds:.1f}%)"
 
 
-def cli_check(seeds: int, n: int, world: str, retriever: str, rules: GateRules) -> None:
+def cli_check(
+    seeds: int, n: int, world: str, retriever: str, rules: GateRules, repeat: int = 1
+) -> None:
     """Run ``ragguard compare`` as a process on written results files for the first seeds
     of one world; count the verdicts that differ from the in-process comparison."""
     differ = 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for seed in range(seeds):
-            baseline, heads = world_runs(seed, n, retriever)
+            baseline, heads = world_runs(seed, n, retriever, repeat)
             baseline = baseline_for(heads[world], baseline)
             expected = compare(baseline, heads[world], rules).verdict == FAIL
             _write(folder / "baseline.json", baseline)
@@ -319,13 +352,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[40, 100, 200])
     parser.add_argument("--retrievers", nargs="+", choices=list(RETRIEVERS), default=["steady"])
     parser.add_argument("--cli-check", type=int, default=20, metavar="SEEDS")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="each question asked N times on both sides, combined with combine_repeats",
+    )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat: expected a whole number from 1")
     rules = GateRules()
     print(f"hallucination_free scored: {'yes' if HALLUCINATION_FREE else 'no (not in ragguard)'}")
     for retriever in args.retrievers:
-        table(args.seeds, args.sizes, retriever, rules)
+        table(args.seeds, args.sizes, retriever, rules, args.repeat)
     if args.cli_check:
-        cli_check(args.cli_check, args.sizes[0], "noise + critical", args.retrievers[0], rules)
+        world, first = "noise + critical", args.retrievers[0]
+        cli_check(args.cli_check, args.sizes[0], world, first, rules, args.repeat)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ragguard.gate import GateRules
 from ragguard.metrics.faithfulness import hallucination_free_score
 from ragguard.metrics.names import parse_metric_list
+from ragguard.repeats import combine_repeats
 from ragguard.results import QuestionResult, Results, SentenceVerdict
 from ragguard.runs import Chunk, RunRecord
 from ragguard.scoring import score_run, summarize
@@ -231,6 +232,34 @@ def case_cut() -> tuple[Results | None, Results, GateRules]:
     return with_sentences(baseline, {}), with_sentences(head, sentences), GateRules()
 
 
+MADE_UP = [
+    supported("Clients get 100 requests per minute per API key.", "rate-limits", 0.92),
+    unsupported("Enterprise keys get 5000 requests per minute.", "quotas", 0.31, 1),
+]
+
+
+def case_repeats() -> tuple[Results | None, Results, GateRules]:
+    """Both sides asked each question 3 times (combine_repeats, as ``run.repeat: 3`` writes
+    them): the critical auth-expiry fails 2 of 3 runs, limit-per-minute hallucinates in 2 of
+    3, page-size became flaky (fails 1 of 3), retry-429 became stable (failed 1 of 3 before)."""
+    baseline = combine_repeats(
+        [
+            with_sentences(results(latency=120.0), {}),
+            with_sentences(results({"retry-429": 4}, latency=120.0), {}),
+            with_sentences(results(latency=120.0), {}),
+        ]
+    )
+    made_up = {"limit-per-minute": MADE_UP}
+    head = combine_repeats(
+        [
+            with_sentences(head_results({"auth-expiry": 0}), made_up),
+            with_sentences(head_results({"auth-expiry": 0, "page-size": 4}), {}),
+            with_sentences(head_results(), made_up),
+        ]
+    )
+    return baseline, head, GateRules()
+
+
 GOLDEN_CASES = {
     "no-change": case_no_change,
     "regression-hallucination": case_regression,
@@ -240,4 +269,5 @@ GOLDEN_CASES = {
     "error": case_error,
     "incomparable": case_incomparable,
     "cut": case_cut,
+    "repeats": case_repeats,
 }

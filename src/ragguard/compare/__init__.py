@@ -47,7 +47,9 @@ from ragguard.compare.model import (
     QuestionDiff,
     RankChange,
     Reason,
+    Repeats,
     RuleMiss,
+    RunTally,
     SettingDiff,
     TagBreakdown,
     TagMetric,
@@ -75,6 +77,7 @@ from ragguard.compare.questions import (
     question_diff,
     question_diffs,
 )
+from ragguard.compare.stability import repeat_summary
 from ragguard.compare.tags import tag_breakdown
 from ragguard.compare.verdict import exit_code, gate_reasons, overall_verdict
 from ragguard.gate import GateRules
@@ -104,7 +107,9 @@ __all__ = [
     "QuestionDiff",
     "RankChange",
     "Reason",
+    "Repeats",
     "RuleMiss",
+    "RunTally",
     "SettingDiff",
     "TagBreakdown",
     "TagMetric",
@@ -148,6 +153,7 @@ def compare(
             Provenance(),
             baseline_missing=True,
             head_errors=head_errors,
+            repeats=repeat_summary(None, head, questions),
             costs=cost_comparisons(None, head, (), rules),
         )
     rescored = rescore_baseline(baseline, head)
@@ -183,6 +189,7 @@ def compare(
         baseline_errors=failed_count(baseline.questions),
         costs=cost_comparisons(baseline, head, pairs, rules),
         power=comparison_power(metrics, pairs, rules),
+        repeats=repeat_summary(baseline, head, questions),
     )
 
 

@@ -21,6 +21,8 @@ FAILED_STATUSES = (STATUS_ERROR, STATUS_MISSING, STATUS_JUDGE_ERROR)
 NEWLY_FAILING, FIXED, STILL_FAILING, PASSING = "newly_failing", "fixed", "still_failing", "passing"
 ADDED, REMOVED = "added", "removed"
 QUESTION_KINDS = (NEWLY_FAILING, FIXED, STILL_FAILING, PASSING, ADDED, REMOVED)
+STABLE_PASS, FLAKY, STABLE_FAIL = "stable_pass", "flaky", "stable_fail"
+STABILITY_CLASSES = (STABLE_PASS, FLAKY, STABLE_FAIL)
 
 EPSILON = 1e-9
 HALLUCINATION_METRIC = "faithfulness"
@@ -106,6 +108,33 @@ class Recheck:
         return f"failed {self.failed} of {self.runs} runs"
 
 
+@dataclass(frozen=True, slots=True)
+class RunTally:
+    """A question asked several times (``run.repeat``): in how many of its runs it passed the
+    per-question rule. It passes when it passed in a strict majority of them (a run that
+    errored counts as failed); its class says whether the runs agreed."""
+
+    passed: int
+    runs: int
+
+    @property
+    def failed(self) -> int:
+        return self.runs - self.passed
+
+    @property
+    def passes(self) -> bool:
+        return 2 * self.passed > self.runs
+
+    @property
+    def stability(self) -> str:
+        if self.passed == self.runs:
+            return STABLE_PASS
+        return STABLE_FAIL if self.passed == 0 else FLAKY
+
+    def line(self) -> str:
+        return f"failed {self.failed} of {self.runs} runs"
+
+
 @dataclass(frozen=True)
 class QuestionDiff:
     """One question's change between baseline and head, with the why of a failure."""
@@ -126,6 +155,22 @@ class QuestionDiff:
     hallucinated: tuple[SentenceVerdict, ...] = ()
     unlabelled: Unlabelled | None = None
     recheck: Recheck | None = None
+    # asked several times (None: asked once on that side): passes tallied over the runs
+    baseline_runs: RunTally | None = None
+    head_runs: RunTally | None = None
+
+    @property
+    def decided_by(self) -> Recheck | RunTally | None:
+        """The runs that decide whether a newly failing question blocks: its rechecks' tally,
+        else its repeats'; None when one run decides."""
+        runs = self.recheck or self.head_runs
+        return runs if runs is not None and runs.runs > 1 else None
+
+    @property
+    def flaky_failure(self) -> bool:
+        """Failing in no majority of its runs (a tie included): flaky, not a regression."""
+        runs = self.decided_by
+        return runs is not None and 2 * runs.failed <= runs.runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +221,26 @@ class SettingDiff:
 
 
 @dataclass(frozen=True)
+class Repeats:
+    """How often the questions were asked (``run.repeat``) and how stable they were; on a
+    comparison where either side asked a question more than once (compare/stability.py)."""
+
+    head_runs: tuple[int, int]  # the fewest and the most runs of a head question
+    baseline_runs: tuple[int, int] | None  # None: no baseline
+    head_calls: int  # calls to the system: the head questions' runs summed
+    head_system_ms: float | None  # the head runs' latencies summed (None: none recorded)
+    head_classes: Mapping[str, int]  # questions per class (STABILITY_CLASSES)
+    baseline_classes: Mapping[str, int] | None  # None: the baseline asked each question once
+    became_flaky: tuple[str, ...] = ()  # paired questions stable in the baseline, flaky now
+    became_stable: tuple[str, ...] = ()  # flaky in the baseline, stable now
+
+    @property
+    def flakiness_known(self) -> bool:
+        """Whether both sides asked the questions more than once (one run shows no flakiness)."""
+        return self.head_runs[0] > 1 and self.baseline_classes is not None
+
+
+@dataclass(frozen=True)
 class Comparison:
     suite: str
     verdict: str
@@ -198,6 +263,8 @@ class Comparison:
     costs: tuple[MetricComparison, ...] = ()
     # The smallest drop each gated metric's test can see (compare/power.py).
     power: tuple[Detectable, ...] = ()
+    # Each question asked several times (compare/stability.py); None: asked once on both sides.
+    repeats: Repeats | None = None
 
     @property
     def incomparable(self) -> bool:

@@ -62,6 +62,7 @@ def _relabel(old: QuestionResult, now: QuestionResult) -> QuestionResult:
     return replace(
         old,
         metrics=metrics,
+        repeats=(),  # the runs' rankings are not kept: the shown (worst) run alone is re-scored
         relevant=dict(now.relevant),
         evidence=dict(now.evidence),
         fingerprint=now.fingerprint,

@@ -20,12 +20,14 @@ from ragguard.compare.model import (
     QuestionDiff,
     RankChange,
     RuleMiss,
+    RunTally,
     Unlabelled,
 )
 from ragguard.compare.pairing import rescore_under, retrieval_spec
 from ragguard.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
-from ragguard.results import QuestionResult, Results
+from ragguard.repeats import run_count, runs_of
+from ragguard.results import QuestionResult, RepeatRun, Results
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 
@@ -60,14 +62,31 @@ def per_question_rule(
 
 
 def passes(question: QuestionResult, rule: Mapping[str, float]) -> bool:
-    """A question passes when it was evaluated and meets every threshold that applies."""
-    if question.status in FAILED_STATUSES:
+    """A question passes when it passes in a strict majority of its runs (its one run,
+    without repeats)."""
+    return pass_tally(question, rule).passes
+
+
+def pass_tally(question: QuestionResult, rule: Mapping[str, float]) -> RunTally:
+    """In how many of the question's runs it passed (``run_passes``)."""
+    runs = runs_of(question)
+    return RunTally(sum(1 for run in runs if run_passes(run, rule)), len(runs))
+
+
+def run_passes(run: RepeatRun, rule: Mapping[str, float]) -> bool:
+    """A run passes when it was evaluated and meets every threshold that applies."""
+    if run.status in FAILED_STATUSES:
         return False
     return all(
-        question.metrics[name] >= threshold - EPSILON
+        run.metrics[name] >= threshold - EPSILON
         for name, threshold in rule.items()
-        if name in question.metrics
+        if name in run.metrics
     )
+
+
+def repeated_tally(question: QuestionResult, rule: Mapping[str, float]) -> RunTally | None:
+    """The tally of a question asked several times; None for one asked once."""
+    return pass_tally(question, rule) if run_count(question) > 1 else None
 
 
 def question_diffs(
@@ -87,6 +106,7 @@ def question_diffs(
             q.critical,
             baseline_status=q.status,
             baseline_passed=passes(q, rule),
+            baseline_runs=repeated_tally(q, rule),
         )
         for q in baseline.questions
         if q.id not in head_ids
@@ -138,6 +158,7 @@ def question_diff(
         now.critical,
         head_status=now.status,
         error=now.error if now.status in FAILED_STATUSES else None,
+        head_runs=repeated_tally(now, rule),
     )
     if before is None:
         return replace(base, **_why(None, now, rule)) if not head_ok else base
@@ -152,6 +173,7 @@ def question_diff(
         base,
         kind=kind,
         baseline_status=before.status,
+        baseline_runs=repeated_tally(before, rule),
         relabelled=relabelled,
         critical=now.critical or before.critical,  # unmarking takes effect once merged
     )

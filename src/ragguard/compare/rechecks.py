@@ -5,6 +5,9 @@ A newly failing critical question (every newly failing question with ``recheck_a
 asked ``gate.recheck`` more times; it blocks only when it fails in a majority of its runs,
 the first included, and is reported as flaky otherwise. This module holds the pure parts:
 which questions to recheck, the tally of the reruns, and the comparison with the tallies.
+
+With repeats (``run.repeat``) the head's own runs are the first runs of the tally, and a
+question asked ``REPEATS_DECIDE`` times or more is not rechecked (docs/compare.md, "Repeats").
 """
 
 from __future__ import annotations
@@ -12,38 +15,49 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ragguard.compare.model import NEWLY_FAILING, Comparison, Recheck
-from ragguard.compare.questions import passes
+from ragguard.compare.model import NEWLY_FAILING, Comparison, QuestionDiff, Recheck, RunTally
+from ragguard.compare.questions import pass_tally
 from ragguard.compare.verdict import gate_reasons, overall_verdict
 from ragguard.results import Results
+
+REPEATS_DECIDE = 3
 
 
 def recheck_ids(comparison: Comparison) -> tuple[str, ...]:
     """The questions to run again: newly failing and critical (any, with ``recheck_all``);
-    none when ``gate.recheck`` is 0."""
+    none when ``gate.recheck`` is 0. A question the head already asked ``REPEATS_DECIDE``
+    times or more is not rechecked: its majority is known from its own runs."""
     rules = comparison.rules
     if rules.recheck <= 0:
         return ()
     return tuple(
         question.id
         for question in comparison.of_kind(NEWLY_FAILING)
-        if question.critical or rules.recheck_all
+        if (question.critical or rules.recheck_all) and not decided_by_repeats(question)
     )
+
+
+def decided_by_repeats(question: QuestionDiff) -> bool:
+    return question.head_runs is not None and question.head_runs.runs >= REPEATS_DECIDE
 
 
 def tally_rechecks(
     comparison: Comparison, ids: Sequence[str], reruns: Sequence[Results]
 ) -> dict[str, Recheck]:
-    """Each question's failures over its first run (which failed) and the reruns; a question
-    missing from a rerun, or failing with an error there, counts as failed in it."""
+    """Each question's failures over its first runs (the head's: one that failed, or its
+    repeats) and the reruns' runs; a question missing from a rerun, or failing with an error
+    there, counts as failed in it."""
     rule = comparison.per_question_rule
+    head = {question.id: question for question in comparison.questions}
     tallies: dict[str, Recheck] = {}
     for question_id in ids:
-        failed = 1
+        first = head[question_id].head_runs or RunTally(0, 1)
+        failed, runs = first.failed, first.runs
         for rerun in reruns:
             result = rerun.by_id.get(question_id)
-            failed += result is None or not passes(result, rule)
-        tallies[question_id] = Recheck(failed, 1 + len(reruns))
+            tally = pass_tally(result, rule) if result is not None else RunTally(0, 1)
+            failed, runs = failed + tally.failed, runs + tally.runs
+        tallies[question_id] = Recheck(failed, runs)
     return tallies
 
 

@@ -60,14 +60,15 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
 
 
 def _critical_reason(question: QuestionDiff) -> Reason:
-    """A newly failing critical question blocks, unless rechecks showed it flaky (it failed
-    in no majority of its runs): then it warns."""
-    recheck = question.recheck
-    if recheck is not None and recheck.flaky:
-        return Reason(WARN, f"critical question is flaky: {recheck.line()}", question.id)
-    if recheck is not None and recheck.runs > 1:
-        return Reason(FAIL, f"critical question newly fails: {recheck.line()}", question.id)
-    return Reason(FAIL, "critical question newly fails", question.id)
+    """A newly failing critical question blocks when it failed in a majority of its runs
+    (its rechecks' tally, else its repeats'; one run decides alone); otherwise it is flaky
+    and warns."""
+    runs = question.decided_by
+    if runs is None:
+        return Reason(FAIL, "critical question newly fails", question.id)
+    if question.flaky_failure:
+        return Reason(WARN, f"critical question is flaky: {runs.line()}", question.id)
+    return Reason(FAIL, f"critical question newly fails: {runs.line()}", question.id)
 
 
 def _removed_passing(comparison: Comparison) -> tuple[Reason, ...]:

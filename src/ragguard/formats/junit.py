@@ -77,7 +77,7 @@ def _gate_cases(suite: ET.Element, comparison: Comparison) -> None:
         kind = "failure" if comparison.blocks else "system-out"
         _child(case, kind, detail, message=by_tier[INCOMPARABLE][0].text, type="incomparable")
     newly = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
-    critical = [q for q in newly if not (q.recheck and q.recheck.flaky)]
+    critical = [q for q in newly if not q.flaky_failure]
     case = _case(suite, "gate.critical_questions", "gate")
     if critical and comparison.rules.critical_blocks:
         ids = ", ".join(q.id for q in critical)
@@ -85,7 +85,7 @@ def _gate_cases(suite: ET.Element, comparison: Comparison) -> None:
             case, "failure", ids, message=f"critical questions newly fail: {ids}", type="critical"
         )
     elif len(newly) > len(critical) and comparison.rules.critical_blocks:
-        flaky = ", ".join(f"{q.id} ({q.recheck.line()})" for q in newly if q.recheck)
+        flaky = ", ".join(f"{q.id} ({q.decided_by.line()})" for q in newly if q.decided_by)
         _child(case, "system-out", f"flaky critical questions, not regressions: {flaky}")
 
 

@@ -34,6 +34,7 @@ from ragguard.compare import (
     MetricComparison,
     QuestionDiff,
     Reason,
+    Repeats,
     TagBreakdown,
 )
 from ragguard.compare.questions import id_order
@@ -52,6 +53,7 @@ from ragguard.render.questions import (
     plain_rank_change,
     question_title,
 )
+from ragguard.render.repeats import repeat_lines
 from ragguard.render.text import (
     and_more,
     code_name,
@@ -253,6 +255,7 @@ def comparison_context(
         "icon": verdict_icon(comparison),
         "headline": headline(comparison, quiet),
         "coverage": coverage_line(comparison),
+        "repeats": repeat_lines(comparison.repeats, lambda i: f"**{escape_markdown(i, 80)}**"),
         "baseline_errors": comparison.baseline_errors,
         "baseline_missing": comparison.baseline_missing,
         "compact": detail.compact,
@@ -365,7 +368,7 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
     if comparison.verdict in (ERROR, INCOMPARABLE):
         return ", ".join(parts)
     all_critical = [q for q in comparison.of_kind(NEWLY_FAILING) if q.critical]
-    critical = [q for q in all_critical if not (q.recheck and q.recheck.flaky)]
+    critical = [q for q in all_critical if not q.flaky_failure]
     flaky = len(all_critical) - len(critical)
     if critical and comparison.rules.critical_blocks:
         parts.append(
@@ -442,13 +445,13 @@ def _no_baseline_headline(comparison: Comparison) -> str:
 
 
 def _critical_state(question: QuestionDiff) -> str:
-    """ "newly fails", or what its rechecks showed: flaky, or failing in most runs."""
-    recheck = question.recheck
-    if recheck is None or recheck.runs <= 1:
+    """ "newly fails", or what its rechecks or repeats showed: flaky, or failing in most runs."""
+    runs = question.decided_by
+    if runs is None:
         return "newly fails"
-    if recheck.flaky:
-        return f"is flaky ({recheck.line()}), not counted as a regression"
-    return f"newly fails ({recheck.line()})"
+    if question.flaky_failure:
+        return f"is flaky ({runs.line()}), not counted as a regression"
+    return f"newly fails ({runs.line()})"
 
 
 def reason_text(reason: Reason, comparison: Comparison | None = None) -> str:
@@ -831,6 +834,7 @@ def comparison_terminal(comparison: Comparison) -> str:
         f"ragguard compare · suite {printable(comparison.suite)}: {comparison.verdict.upper()}"
         + (" (no baseline yet)" if comparison.baseline_missing else ""),
         printable(coverage_line(comparison), 300),
+        *repeat_lines(comparison.repeats, lambda i: printable(i, 80)),
         "",
     ]
     rows = [
@@ -882,6 +886,8 @@ def comparison_terminal(comparison: Comparison) -> str:
         lines += ["", f"newly failing ({len(failing)}):"]
         for question in failing:
             critical = " (critical)" if question.critical else ""
+            if question.decided_by is not None:
+                critical += f" ({question.decided_by.line()})"
             lines.append(
                 f"  {printable(question.id, 80)}{critical}: {printable(question.question, 100)}"
             )
@@ -926,7 +932,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         },
         "metrics": {m.name: _metric_dict(m) for m in comparison.metrics},
         "per_question_rule": dict(comparison.per_question_rule),
-        "question_changes": [asdict(q) for q in comparison.questions if q.kind != PASSING],
+        "question_changes": [_question_dict(q) for q in comparison.questions if q.kind != PASSING],
         "tags": [asdict(t) for t in comparison.tags],
         "latency_ms": asdict(comparison.latency),
         "costs": {m.name: {**_metric_dict(m), "lower_is_better": True} for m in comparison.costs},
@@ -934,6 +940,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "head_sha": comparison.head_sha,
         "incomparable_settings": [asdict(d) for d in comparison.setting_diffs],
         "power": {found.metric: _power_dict(found) for found in comparison.power},
+        **({"repeats": _repeats_dict(comparison.repeats)} if comparison.repeats else {}),
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},
@@ -944,6 +951,37 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "recheck": rules.recheck,
             "recheck_all": rules.recheck_all,
         },
+    }
+
+
+def _question_dict(question: QuestionDiff) -> dict[str, Any]:
+    """A question's change; the run tallies only for a side that asked it more than once
+    (the JSON of unrepeated results is as before repeats existed)."""
+    data = asdict(question)
+    for side in ("baseline_runs", "head_runs"):
+        tally = getattr(question, side)
+        if tally is None:
+            data.pop(side)
+        else:
+            data[side] = {"passed": tally.passed, "runs": tally.runs, "class": tally.stability}
+    return data
+
+
+def _repeats_dict(repeats: Repeats) -> dict[str, Any]:
+    return {
+        "head_runs": {"min": repeats.head_runs[0], "max": repeats.head_runs[1]},
+        "baseline_runs": None
+        if repeats.baseline_runs is None
+        else {"min": repeats.baseline_runs[0], "max": repeats.baseline_runs[1]},
+        "head_calls": repeats.head_calls,
+        "head_system_ms": repeats.head_system_ms,
+        "head_classes": dict(repeats.head_classes),
+        "baseline_classes": None
+        if repeats.baseline_classes is None
+        else dict(repeats.baseline_classes),
+        "flakiness_known": repeats.flakiness_known,
+        "became_flaky": list(repeats.became_flaky),
+        "became_stable": list(repeats.became_stable),
     }
 
 

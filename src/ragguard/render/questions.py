@@ -59,9 +59,10 @@ def fails(question: QuestionDiff) -> bool:
 def question_title(question: QuestionDiff) -> str:
     """**id** _(critical)_ · tags: the question."""
     flags = " _(critical)_" if question.critical else ""
-    if question.recheck is not None and question.recheck.runs > 1:
-        state = "flaky" if question.recheck.flaky else "rechecked"
-        flags += f" _({state}: {question.recheck.line()})_"
+    runs = question.decided_by
+    if runs is not None:
+        state = "flaky: " if question.flaky_failure else "rechecked: " if question.recheck else ""
+        flags += f" _({state}{runs.line()})_"
     tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
     title = f"**{escape_markdown(question.id, 120)}**{flags}" + (f" · {tags}" if tags else "")
     return f"{title}: {escape_markdown(question.question, 200)}"

@@ -65,6 +65,18 @@ def milliseconds(value: float | None, sign: bool = False) -> str:
     return f"{signed(value, 0)} ms" if sign else f"{value:.0f} ms"
 
 
+def duration(seconds: float) -> str:
+    """``45s``, ``3m 20s``, ``1h 05m``: whole seconds at most."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
 def and_more(shown: Sequence[str], total: int) -> str:
     """``a, b, c and 7 more``: the items shown, and how many of ``total`` items are not."""
     rest = total - len(shown)
