@@ -1,7 +1,7 @@
 """False alarms and power of the default gate in simulated noise worlds, at n=40, 100, 200.
 
     python benchmarks/gate_worlds.py [--seeds 100] [--sizes 40 100 200] [--retrievers steady]
-                                      [--cli-check 20]
+                                      [--cli-check 20] [--repeat 1]
 
 Each seed builds a system of n questions, each with a fixed per-question behaviour:
 a retrieval difficulty (the rank of its relevant chunk is redrawn on every run from that
@@ -16,12 +16,17 @@ The worlds, each compared with a baseline run of the same system:
 * ``hallucination 5%->20%``: every question's probability of an unsupported sentence is x4;
 * ``noise + critical, recheck``: ``noise + critical`` with rechecks (``gate.recheck``, 3
   by default): each newly failing critical question's run is redrawn that many more times
-  from its fixed distribution, and it blocks only when it fails in a majority of its runs
-  (``tally_rechecks`` and ``with_rechecks``, the code ``ragguard ci`` runs);
+  from its fixed distribution, and it blocks only when it fails in a majority of its runs,
+  the head's included (``tally_rechecks`` and ``with_rechecks``, the code ``ragguard ci``
+  runs);
 * ``critical regression, recheck``: the same, but one critical question that passed in the
   baseline now always fails (its relevant chunk is never retrieved, in the head run and in
   every recheck): it must still block. (A seed whose critical questions all fail in the
   baseline has nothing to break: that seed's head is the noise run.)
+
+``--repeat N`` asks every question N times on both sides: the baseline and each world's head
+are N runs (the noise drawn independently per run; a regression applies to every run)
+combined with ``combine_repeats``, as ``run.repeat: N`` does, before ``compare``.
 
 Every run is scored by ragguard's own code in this process (``score_question`` for the
 retrieval metrics, ``faithfulness_score`` and, where the installed ragguard has it,
@@ -234,8 +239,8 @@ def recheck_trials(
     repeat: int = 1,
 ) -> dict[str, tuple[bool, bool]]:
     """The two recheck worlds. Rechecks draw from their own random stream, so the other
-    worlds' runs are the same as without them. With repeats of 3 or more nothing is
-    rechecked (``recheck_ids``): the head's own runs decide."""
+    worlds' runs are the same as without them. With repeats, each rerun is one more run of
+    the question, tallied with the head's own runs (``tally_rechecks``)."""
     rng = random.Random(seed * 1000 + n)
     system = make_system(rng, n, retriever)  # the same system world_runs built
     recheck_rng = random.Random(f"recheck-{seed}-{n}")
