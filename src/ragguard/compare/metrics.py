@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragguard.compare.model import EPSILON, FAIL, PASS, WARN, MetricComparison
-from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
 from ragguard.gate import GateRules, MetricRule
 from ragguard.results import QuestionResult, Results
@@ -76,7 +75,7 @@ def compare_metric(
     before = [b for b, _ in both]
     after = [h for _, h in both]
     deltas = [h - b for b, h in both]
-    binary = is_binary_metric(name, before, after)
+    binary = is_binary_metric(before, after)
     test = paired_test(before, after, binary)
     interval = bootstrap_for(len(deltas)).interval(deltas)
     delta = mean(after) - mean(before)
@@ -107,10 +106,10 @@ def bootstrap_for(n: int) -> Bootstrap:
     return _BOOTSTRAPS[n]
 
 
-def is_binary_metric(name: str, before: Sequence[float], after: Sequence[float]) -> bool:
-    spec = retrieval_spec(name)
-    if spec is not None and spec.is_binary:
-        return True
+def is_binary_metric(before: Sequence[float], after: Sequence[float]) -> bool:
+    """Whether every paired value is 0 or 1 (McNemar's test). A 0/1 metric such as hit@k
+    asked several times (``run.repeat``) holds per-question rates, tested with the sign-flip
+    test on their deltas, which uses the size of each change and not only its sign."""
     return all(v in (0.0, 1.0) for v in (*before, *after))
 
 

@@ -41,7 +41,7 @@ def comparison_power(
         ]
         before = [b for b, _ in both]
         after = [h for _, h in both]
-        noise = noise_from_pairs(before, after, is_binary_metric(metric.name, before, after))
+        noise = noise_from_pairs(before, after, is_binary_metric(before, after))
         found.append(
             detectable(
                 metric.name,
@@ -65,7 +65,7 @@ def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
         values = [q.metrics[name] for q in results.questions if name in q.metrics]
         if not values:
             continue
-        noise = noise_from_values(values, is_binary_metric(name, values, values))
+        noise = noise_from_values(values, is_binary_metric(values, values))
         found.append(
             detectable(
                 name,
