@@ -36,12 +36,16 @@ plain mean-threshold gate: fail when any gated metric's mean drops by more than 
 ``max_drop`` (no test), plus the same critical-question rule. ``--cli-check N`` runs the
 first N seeds of one world through the real CLI (results files written, ``ragguard compare``
 as a process) and counts the verdicts that differ from the in-process ones (expected 0).
+``--critical-odds SYSTEMS`` prints, instead of simulating, the exact chance that pure noise
+blocks through a critical question, per repeat and recheck setting (binomial sums over the
+same systems' per-run failure probabilities).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import subprocess
 import sys
@@ -309,6 +313,62 @@ def table(
         print(f"  {world:<30}{cells}")
 
 
+def critical_odds(seeds: int, sizes: Sequence[int], retriever: str) -> None:
+    """The exact chance, averaged over the seeds' systems, that pure noise blocks through a
+    critical question: a critical question blocks when it passes by majority in the baseline,
+    fails by majority in the head, and (with rechecks) still fails in a strict majority of
+    the head's runs and the reruns. Per-run failure: its relevant chunk misses the top 3 or
+    its answer hallucinates (the default per-question rule), independently per run."""
+    plans = [(1, 0), (1, 3), (3, 0), (3, 3), (5, 0), (5, 3)]
+    print(
+        f"{retriever} retriever, {seeds} systems per cell: P(noise blocks on a critical question)"
+    )
+    print(f"  {'n':>5}" + "".join(f"{f'repeat {r}, recheck {c}':>22}" for r, c in plans))
+    for n in sizes:
+        cells = []
+        for repeat, recheck in plans:
+            total = 0.0
+            for seed in range(seeds):
+                system = make_system(random.Random(seed * 1000 + n), n, retriever)
+                clear = 1.0
+                for question in system.questions:
+                    if question.critical:
+                        fail = _run_failure(system, question.id)
+                        clear *= 1 - _passes_by_majority(1 - fail, repeat) * _blocks(
+                            fail, repeat, recheck
+                        )
+                total += 1 - clear
+            cells.append(f"{100 * total / seeds:.1f}%")
+        print(f"  {n:>5}" + "".join(f"{cell:>22}" for cell in cells))
+
+
+def _run_failure(system: System, question_id: str) -> float:
+    ranks, weights = system.ranks[system.kinds[question_id]]
+    in_top = sum(w for rank, w in zip(ranks, weights, strict=True) if 1 <= rank <= 3)
+    return 1 - in_top * (1 - system.hallucination[question_id])
+
+
+def _binomial(n: int, k: int, p: float) -> float:
+    return math.comb(n, k) * p**k * (1 - p) ** (n - k)
+
+
+def _passes_by_majority(p_pass: float, runs: int) -> float:
+    return sum(_binomial(runs, k, p_pass) for k in range(runs // 2 + 1, runs + 1))
+
+
+def _blocks(p_fail: float, runs: int, recheck: int) -> float:
+    """Newly failing in the head (no majority of passes) and failing in a strict majority of
+    all runs, the rechecks' included (rechecks 0: the head's runs alone)."""
+    total = 0.0
+    for failed in range(runs + 1):
+        if 2 * (runs - failed) > runs:
+            continue
+        for more in range(recheck + 1):
+            if 2 * (failed + more) > runs + recheck:
+                total += _binomial(runs, failed, p_fail) * _binomial(recheck, more, p_fail)
+    return total
+
+
 def _share(count: int, seeds: int) -> str:
     return f"{count} ({100 * count / seeds:.1f}%)"
 
@@ -358,6 +418,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--retrievers", nargs="+", choices=list(RETRIEVERS), default=["steady"])
     parser.add_argument("--cli-check", type=int, default=20, metavar="SEEDS")
     parser.add_argument(
+        "--critical-odds",
+        type=int,
+        default=0,
+        metavar="SYSTEMS",
+        help="print the exact chance that noise blocks on a critical question, and stop",
+    )
+    parser.add_argument(
         "--repeat",
         type=int,
         default=1,
@@ -367,6 +434,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat: expected a whole number from 1")
+    if args.critical_odds:
+        critical_odds(args.critical_odds, args.sizes, args.retrievers[0])
+        return
     rules = GateRules()
     print(f"hallucination_free scored: {'yes' if HALLUCINATION_FREE else 'no (not in ragguard)'}")
     for retriever in args.retrievers:
