@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from compare_cases import case_repeats, head_results, results
@@ -282,3 +283,17 @@ def _relabel(combined: Results, question_id: str) -> Results:
         replace(q, fingerprint="new") if q.id == question_id else q for q in combined.questions
     )
     return replace(combined, questions=questions)
+
+
+def test_power_sizes_repeated_hit_rates_from_the_spread_of_their_deltas() -> None:
+    baseline = _runs({}, {"retry-429": 0}, {"page-size": 0})
+    head = _runs({"retry-429": 0}, {"page-size": 0}, {"auth-token": 0}, head=True)
+    comparison = compare(baseline, head, GateRules())
+    found = next(f for f in comparison.power if f.metric == "hit_rate@3")
+    deltas = [
+        h.metrics["hit_rate@3"] - baseline.by_id[h.id].metrics["hit_rate@3"] for h in head.questions
+    ]
+    mean = sum(deltas) / len(deltas)
+    spread = (sum((d - mean) ** 2 for d in deltas) / (len(deltas) - 1)) ** 0.5
+    assert not found.noise.binary  # rates: the sign-flip test's noise, not a discordance
+    assert found.noise.spread == pytest.approx(spread)
