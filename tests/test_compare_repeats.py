@@ -51,11 +51,15 @@ def test_a_question_passes_when_it_passes_in_a_strict_majority_of_its_runs() -> 
     assert not passes(two_of_four, RULE)  # a tie is no majority
 
 
-def test_a_run_that_errored_counts_as_failed() -> None:
+def test_a_run_that_errored_counts_as_failed_and_is_counted_in_the_cost_line() -> None:
     errored = results(errors={"retry-429": "HTTP 500"})
     combined = combine_repeats([results(), errored, errored])
     assert pass_tally(combined.by_id["retry-429"], RULE) == RunTally(1, 3)
     assert not passes(combined.by_id["retry-429"], RULE)
+    comparison = compare(_runs({}, {}, {}), combined, GateRules())
+    assert _diff(comparison, "retry-429").kind == NEWLY_FAILING
+    assert comparison.repeats.head_failed_calls == 2
+    assert "24 system calls (2 failed: each counts as a failed run)" in render_comment(comparison)
 
 
 def test_questions_are_classed_stable_pass_flaky_or_stable_fail() -> None:

@@ -233,6 +233,7 @@ class Repeats:
     baseline_classes: Mapping[str, int] | None  # None: the baseline asked each question once
     became_flaky: tuple[str, ...] = ()  # paired questions stable in the baseline, flaky now
     became_stable: tuple[str, ...] = ()  # flaky in the baseline, stable now
+    head_failed_calls: int = 0  # head runs that errored (system, judge) or were missing
 
     @property
     def flakiness_known(self) -> bool:

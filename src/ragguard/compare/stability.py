@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from ragguard.compare.model import (
     ADDED,
+    FAILED_STATUSES,
     FLAKY,
     REMOVED,
     STABILITY_CLASSES,
@@ -53,6 +54,12 @@ def repeat_summary(
         else None,
         became_flaky=_ids(q for q in paired if _changed(q, to_flaky=True)),
         became_stable=_ids(q for q in paired if _changed(q, to_flaky=False)),
+        head_failed_calls=sum(
+            1
+            for question in head.questions
+            for run in runs_of(question)
+            if run.status in FAILED_STATUSES
+        ),
     )
 
 

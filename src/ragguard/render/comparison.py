@@ -974,6 +974,7 @@ def _repeats_dict(repeats: Repeats) -> dict[str, Any]:
         if repeats.baseline_runs is None
         else {"min": repeats.baseline_runs[0], "max": repeats.baseline_runs[1]},
         "head_calls": repeats.head_calls,
+        "head_failed_calls": repeats.head_failed_calls,
         "head_system_ms": repeats.head_system_ms,
         "head_classes": dict(repeats.head_classes),
         "baseline_classes": None

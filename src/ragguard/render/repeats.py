@@ -33,9 +33,12 @@ def cost_line(repeats: Repeats) -> str:
     if repeats.head_system_ms is not None:
         time = f", {duration(repeats.head_system_ms / 1000)} of system time"
     calls = repeats.head_calls
+    failed = ""
+    if repeats.head_failed_calls:
+        failed = f" ({repeats.head_failed_calls} failed: each counts as a failed run)"
     return (
         f"Each question asked {asked(repeats.head_runs)}: "
-        f"{calls} system call{'s' if calls != 1 else ''}{time}."
+        f"{calls} system call{'s' if calls != 1 else ''}{failed}{time}."
     )
 
 
