@@ -22,6 +22,7 @@ from ragguard.compare import FAIL, NEWLY_FAILING, PASS, PASSING, WARN, compare
 from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, RunTally
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
+from ragguard.formats.junit import comparison_junit
 from ragguard.gate import GateRules
 from ragguard.render import comparison_json, comparison_terminal, render_comment
 from ragguard.repeats import combine_repeats
@@ -301,3 +302,22 @@ def test_power_sizes_repeated_hit_rates_from_the_spread_of_their_deltas() -> Non
     spread = (sum((d - mean) ** 2 for d in deltas) / (len(deltas) - 1)) ** 0.5
     assert not found.noise.binary  # rates: the sign-flip test's noise, not a discordance
     assert found.noise.spread == pytest.approx(spread)
+
+
+def test_without_a_baseline_a_repeated_run_shows_its_cost_and_classes() -> None:
+    comparison = compare(
+        None, _runs({"retry-429": 0}, {"retry-429": 0}, {}, head=True), GateRules()
+    )
+    assert comparison.repeats.baseline_runs is None
+    assert not comparison.repeats.flakiness_known
+    comment = render_comment(comparison)
+    assert "Each question asked 3 times: 24 system calls" in comment
+    assert "Questions in this run: 7 stable pass, 1 flaky, 0 stable fail." in comment
+    assert "**retry\\-429** _(failed 2 of 3 runs)_" in comment
+
+
+def test_junit_lists_a_tied_critical_question_as_flaky_not_as_a_failure() -> None:
+    comparison = compare(_runs({}, {}), _runs({"auth-expiry": 0}, {}, head=True), GateRules())
+    junit = comparison_junit(comparison)
+    assert "flaky critical questions, not regressions: auth-expiry (failed 1 of 2 runs)" in junit
+    assert "critical questions newly fail" not in junit
