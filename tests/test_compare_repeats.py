@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from compare_cases import case_repeats, head_results, results
 from ragguard.cli import cli
-from ragguard.compare import FAIL, NEWLY_FAILING, PASS, PASSING, WARN, compare
+from ragguard.compare import ERROR, FAIL, NEWLY_FAILING, PASS, PASSING, WARN, compare
 from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, RunTally
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
@@ -55,12 +55,35 @@ def test_a_question_passes_when_it_passes_in_a_strict_majority_of_its_runs() -> 
 def test_a_run_that_errored_counts_as_failed_and_is_counted_in_the_cost_line() -> None:
     errored = results(errors={"retry-429": "HTTP 500"})
     combined = combine_repeats([results(), errored, errored])
-    assert pass_tally(combined.by_id["retry-429"], RULE) == RunTally(1, 3)
+    assert pass_tally(combined.by_id["retry-429"], RULE) == RunTally(1, 3, errored=2)
     assert not passes(combined.by_id["retry-429"], RULE)
     comparison = compare(_runs({}, {}, {}), combined, GateRules())
     assert _diff(comparison, "retry-429").kind == NEWLY_FAILING
     assert comparison.repeats.head_failed_calls == 2
-    assert "24 system calls (2 failed: each counts as a failed run)" in render_comment(comparison)
+    comment = render_comment(comparison)
+    assert "24 system calls (2 failed: each counts as a failed run)" in comment
+    assert "errored in 2 of 3 runs\\: HTTP 500" in comment
+    assert "errored in 2 of 3 runs: HTTP 500" in comparison_terminal(comparison)
+    assert _diff(comparison, "retry-429").head_runs == RunTally(1, 3, errored=2)
+
+
+def test_max_error_rate_counts_the_runs_that_errored_when_questions_are_asked_several_times() -> (
+    None
+):
+    errored = results(errors={"retry-429": "HTTP 500"})
+    comparison = compare(
+        _runs({}, {}, {}), combine_repeats([results(), errored, errored]), GateRules()
+    )
+    assert comparison.head_errors == 0  # the run shown was evaluated
+    assert comparison.verdict == ERROR
+    assert comparison.reasons[0].text == (
+        "2 of 24 runs could not be evaluated (8.3%, more than max_error_rate 5.0%)"
+    )
+    assert "2 of 24 runs could not be evaluated" in render_comment(comparison)
+    tolerant = compare(
+        _runs({}, {}, {}), combine_repeats([results(), errored, results()]), GateRules()
+    )
+    assert tolerant.verdict == PASS  # 1 of 24 runs: 4.2 %
 
 
 def test_questions_are_classed_stable_pass_flaky_or_stable_fail() -> None:
@@ -196,8 +219,8 @@ def test_the_json_holds_the_tallies_classes_and_flakiness_changes() -> None:
     assert data["repeats"]["became_flaky"] == ["auth-expiry", "limit-per-minute", "page-size"]
     assert data["repeats"]["became_stable"] == ["retry-429"]
     auth = next(q for q in data["question_changes"] if q["id"] == "auth-expiry")
-    assert auth["head_runs"] == {"passed": 1, "runs": 3, "class": "flaky"}
-    assert auth["baseline_runs"] == {"passed": 3, "runs": 3, "class": "stable_pass"}
+    assert auth["head_runs"] == {"passed": 1, "runs": 3, "errored": 0, "class": "flaky"}
+    assert auth["baseline_runs"] == {"passed": 3, "runs": 3, "errored": 0, "class": "stable_pass"}
 
 
 def test_question_ids_in_the_flakiness_lists_are_escaped() -> None:

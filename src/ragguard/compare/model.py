@@ -116,6 +116,7 @@ class RunTally:
 
     passed: int
     runs: int
+    errored: int = 0  # runs that could not be evaluated (system or judge error), among the failed
 
     @property
     def failed(self) -> int:

@@ -70,7 +70,8 @@ def passes(question: QuestionResult, rule: Mapping[str, float]) -> bool:
 def pass_tally(question: QuestionResult, rule: Mapping[str, float]) -> RunTally:
     """In how many of the question's runs it passed (``run_passes``)."""
     runs = runs_of(question)
-    return RunTally(sum(1 for run in runs if run_passes(run, rule)), len(runs))
+    errored = sum(1 for run in runs if run.status in FAILED_STATUSES)
+    return RunTally(sum(1 for run in runs if run_passes(run, rule)), len(runs), errored)
 
 
 def run_passes(run: RepeatRun, rule: Mapping[str, float]) -> bool:
@@ -81,6 +82,17 @@ def run_passes(run: RepeatRun, rule: Mapping[str, float]) -> bool:
         run.metrics[name] >= threshold - EPSILON
         for name, threshold in rule.items()
         if name in run.metrics
+    )
+
+
+def _first_error(question: QuestionResult) -> str | None:
+    """The error of a question that could not be evaluated, or of its first run that could
+    not (asked several times, the run shown may be one that was evaluated)."""
+    if question.status in FAILED_STATUSES:
+        return question.error
+    return next(
+        (run.error for run in question.repeats if run.status in FAILED_STATUSES and run.error),
+        None,
     )
 
 
@@ -157,7 +169,7 @@ def question_diff(
         now.tags,
         now.critical,
         head_status=now.status,
-        error=now.error if now.status in FAILED_STATUSES else None,
+        error=_first_error(now),
         head_runs=repeated_tally(now, rule),
     )
     if before is None:

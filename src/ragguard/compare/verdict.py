@@ -23,16 +23,13 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
     """Every reason for a verdict other than pass, most serious first."""
     reasons: list[Reason] = list(_nothing_compared(comparison))
     rules = comparison.rules
-    if (
-        comparison.n_head
-        and comparison.head_errors / comparison.n_head > rules.max_error_rate + EPSILON
-    ):
-        rate = comparison.head_errors / comparison.n_head
+    errors, total, unit = evaluation_errors(comparison)
+    if total and errors / total > rules.max_error_rate + EPSILON:
         reasons.append(
             Reason(
                 ERROR,
-                f"{comparison.head_errors} of {comparison.n_head} questions could not be "
-                f"evaluated ({rate:.1%}, more than max_error_rate {rules.max_error_rate:.1%})",
+                f"{errors} of {total} {unit} could not be evaluated ({errors / total:.1%}, "
+                f"more than max_error_rate {rules.max_error_rate:.1%})",
             )
         )
     if comparison.setting_diffs:
@@ -57,6 +54,16 @@ def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
     reasons.extend(_removed_passing(comparison))
     order = {ERROR: 0, INCOMPARABLE: 1, FAIL: 2, WARN: 3}
     return tuple(sorted(reasons, key=lambda r: order[r.tier]))
+
+
+def evaluation_errors(comparison: Comparison) -> tuple[int, int, str]:
+    """What ``max_error_rate`` is checked on: the head's questions that could not be
+    evaluated, or, when they were asked several times, its runs that could not (a question
+    whose shown run was evaluated may have errored in others)."""
+    repeats = comparison.repeats
+    if repeats is not None and repeats.head_runs[1] > 1:
+        return repeats.head_failed_calls, repeats.head_calls, "runs"
+    return comparison.head_errors, comparison.n_head, "questions"
 
 
 def _critical_reason(question: QuestionDiff) -> Reason:

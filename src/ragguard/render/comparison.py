@@ -38,6 +38,7 @@ from ragguard.compare import (
     TagBreakdown,
 )
 from ragguard.compare.questions import id_order
+from ragguard.compare.verdict import evaluation_errors
 from ragguard.errors import InputError
 from ragguard.gate import METRIC_MAX_DROP
 from ragguard.power import Detectable
@@ -45,6 +46,7 @@ from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     GROUP_IDS_SHOWN,
+    errored_runs_text,
     failing_entries,
     failing_item,
     failing_questions,
@@ -360,9 +362,7 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
         return _no_baseline_headline(comparison)
     parts = []
     if comparison.verdict == ERROR:
-        parts.append(
-            f"{comparison.head_errors} of {comparison.n_head} questions could not be evaluated"
-        )
+        parts.append(_errors_phrase(comparison))
     if comparison.setting_diffs:
         parts.append("the evaluation settings changed")
     if comparison.verdict in (ERROR, INCOMPARABLE):
@@ -393,6 +393,11 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
         prefix = "no change" if quiet else "no regression"
         return prefix + ("" if not parts else "; " + ", ".join(parts))
     return ", ".join(parts)
+
+
+def _errors_phrase(comparison: Comparison) -> str:
+    errors, total, unit = evaluation_errors(comparison)
+    return f"{errors} of {total} {unit} could not be evaluated"
 
 
 def _metric_counts(comparison: Comparison) -> list[str]:
@@ -430,9 +435,7 @@ def _no_baseline_headline(comparison: Comparison) -> str:
     critical = sum(1 for q in failing if q.critical)
     parts = _metric_counts(comparison)
     if comparison.verdict == ERROR:
-        parts.insert(
-            0, f"{comparison.head_errors} of {comparison.n_head} questions could not be evaluated"
-        )
+        parts.insert(0, _errors_phrase(comparison))
     if failing:
         verb = "fails" if len(failing) == 1 else "fail"
         parts.append(
@@ -901,6 +904,8 @@ def comparison_terminal(comparison: Comparison) -> str:
                 lines.append(f"    unsupported: {printable(sentence.text, 120)}")
             if question.head_status in FAILED_STATUSES:
                 lines.append(f"    {question.head_status}: {printable(question.error or '', 120)}")
+            elif errored_runs_text(question):
+                lines.append(f"    {printable(errored_runs_text(question), 160)}")
     return "\n".join(lines) + "\n"
 
 
@@ -963,7 +968,12 @@ def _question_dict(question: QuestionDiff) -> dict[str, Any]:
         if tally is None:
             data.pop(side)
         else:
-            data[side] = {"passed": tally.passed, "runs": tally.runs, "class": tally.stability}
+            data[side] = {
+                "passed": tally.passed,
+                "runs": tally.runs,
+                "errored": tally.errored,
+                "class": tally.stability,
+            }
     return data
 
 

@@ -74,6 +74,9 @@ def one_line_why(question: QuestionDiff) -> str:
     if question.head_status in FAILED_STATUSES:
         return f"{question.head_status}: {escape_markdown(question.error or 'no detail', 200)}"
     parts = []
+    errored = errored_runs_text(question)
+    if errored:
+        parts.append(escape_markdown(errored, 240))
     if question.rank_change is not None:
         parts.append(rank_change_text(question.rank_change))
     if question.unlabelled:
@@ -92,6 +95,15 @@ def one_line_why(question: QuestionDiff) -> str:
         if not explained:
             parts.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
     return "; ".join(parts) or "fails the per-question rule"
+
+
+def errored_runs_text(question: QuestionDiff) -> str:
+    """``errored in 2 of 3 runs: <first error>`` for a question asked several times whose shown
+    run was evaluated but some runs were not (plain text: escape it where it is shown)."""
+    runs = question.head_runs
+    if runs is None or not runs.errored or question.head_status in FAILED_STATUSES:
+        return ""
+    return f"errored in {runs.errored} of {runs.runs} runs: {question.error or 'no detail'}"
 
 
 def miss_text(metric: str, baseline: float | None, head: float | None, threshold: float) -> str:
@@ -134,6 +146,9 @@ def failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, An
         lines.append(
             f"{question.head_status}: {escape_markdown(question.error or 'no detail', 300)}"
         )
+    errored = errored_runs_text(question)
+    if errored:
+        lines.append(escape_markdown(errored, 300))
     if question.rank_change is not None:
         lines.append("retrieval: " + rank_change_text(question.rank_change))
     if question.unlabelled:
