@@ -58,7 +58,7 @@ from pathlib import Path
 from ragguard.compare import FAIL, NEWLY_FAILING, Comparison, compare
 from ragguard.compare.questions import passes, per_question_rule
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.gate import GateRules
+from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
 from ragguard.repeats import combine_question, combine_repeats
@@ -431,13 +431,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="N",
         help="each question asked N times on both sides, combined with combine_repeats",
     )
+    parser.add_argument(
+        "--multiple-testing",
+        choices=["max_t", "off"],
+        default="max_t",
+        help="gate.multiple_testing (default: the default gate's)",
+    )
+    parser.add_argument(
+        "--ungate",
+        nargs="+",
+        default=[],
+        metavar="METRIC",
+        help="take these metrics out of the gate (max_drop: 1), as a team would",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat: expected a whole number from 1")
     if args.critical_odds:
         critical_odds(args.critical_odds, args.sizes, args.retrievers[0])
         return
-    rules = GateRules()
+    rules = GateRules(
+        multiple_testing=args.multiple_testing,
+        metrics={name: MetricRule(max_drop=1.0) for name in args.ungate},
+    )
     print(f"hallucination_free scored: {'yes' if HALLUCINATION_FREE else 'no (not in ragguard)'}")
     for retriever in args.retrievers:
         table(args.seeds, args.sizes, retriever, rules, args.repeat)
