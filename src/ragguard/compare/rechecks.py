@@ -24,8 +24,8 @@ from ragguard.results import Results
 def recheck_ids(comparison: Comparison) -> tuple[str, ...]:
     """The questions to run again: newly failing and critical (any, with ``recheck_all``);
     none when ``gate.recheck`` is 0. A question the head asked several times is rechecked
-    too: its reruns add to its runs (measured in docs/compare.md, "Repeats": without them
-    critical questions asked 3 times block on noise 10-19 % of the time at n=100-200)."""
+    too: its reruns add to its runs (docs/compare.md, "Repeats": without them, critical
+    questions asked 3 times block on noise 10-19 % of the time at n=100-200, computed)."""
     rules = comparison.rules
     if rules.recheck <= 0:
         return ()
