@@ -1,7 +1,8 @@
 """False alarms and power of the default gate in simulated noise worlds, at n=40, 100, 200.
 
     python benchmarks/gate_worlds.py [--seeds 100] [--sizes 40 100 200] [--retrievers steady]
-                                      [--cli-check 20] [--repeat 1]
+                                      [--cli-check 20] [--repeat 1] [--multiple-testing off]
+                                      [--ungate METRIC ...] [--critical-odds SYSTEMS]
 
 Each seed builds a system of n questions, each with a fixed per-question behaviour:
 a retrieval difficulty (the rank of its relevant chunk is redrawn on every run from that
