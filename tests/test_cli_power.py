@@ -8,6 +8,7 @@ from click.testing import CliRunner
 from tests.compare_cases import head_results, results
 
 from ragguard.cli import cli
+from ragguard.repeats import combine_repeats
 from ragguard.results import write_results
 
 
@@ -39,3 +40,12 @@ def test_power_with_a_missing_baseline_is_a_one_line_error(tmp_path: Path) -> No
     assert code == 2
     assert "nope.json" in output
     assert "Traceback" not in output
+
+
+def test_power_of_a_repeated_run_measures_the_noise_between_its_runs(tmp_path: Path) -> None:
+    runs = [head_results(), head_results({"retry-429": 0}), head_results({"page-size": 4})]
+    path = write_results(combine_repeats(runs), tmp_path / "head.json")
+    code, output = _power(path)
+    assert code == 0, output
+    assert "noise measured from this run's repeats" in output
+    assert "noise assumed" not in output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -14,6 +15,7 @@ from ragguard.power import (
     Noise,
     minimum_detectable_drop,
     noise_from_pairs,
+    noise_from_runs,
     noise_from_values,
     power_of_drop,
     questions_needed,
@@ -139,3 +141,20 @@ def test_any_significant_drop_sets_no_size_a_test_set_could_be_too_small_for() -
     assert by_name["hallucination_free"].drop is not None
     assert not by_name["hallucination_free"].too_small
     assert by_name["faithfulness"].too_small  # max_drop 0.05 on eight questions
+
+
+def test_noise_from_repeats_is_the_spread_of_the_deltas_two_such_runs_would_give() -> None:
+    assert noise_from_runs([[1, 0, 1], [1, 1, 1], [0, 0, 1]]).spread == pytest.approx(
+        math.sqrt((2 / 9 + 0 + 2 / 9) / 3)
+    )
+    rng = random.Random(17)
+    rates = [rng.uniform(0.0, 0.5) for _ in range(4000)]
+
+    def side() -> list[list[float]]:
+        return [[float(rng.random() < p) for _ in range(3)] for p in rates]
+
+    baseline, head = side(), side()
+    deltas = [sum(h) / 3 - sum(b) / 3 for b, h in zip(baseline, head, strict=True)]
+    center = sum(deltas) / len(deltas)
+    observed = math.sqrt(sum((d - center) ** 2 for d in deltas) / (len(deltas) - 1))
+    assert noise_from_runs(head).spread == pytest.approx(observed, rel=0.05)

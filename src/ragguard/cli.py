@@ -800,7 +800,7 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
 
     from ragguard.baselines import load_baseline
     from ragguard.compare import compare
-    from ragguard.compare.power import results_power
+    from ragguard.compare.power import is_repeated, results_power
     from ragguard.gate import load_gate_rules
     from ragguard.render.power import power_table, too_small_lines
     from ragguard.render.text import printable
@@ -813,6 +813,8 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
     if baseline_file is None:
         power = results_power(head, rules)
         source = "noise assumed from this run alone: runs treated as independent (no baseline)"
+        if is_repeated(head):
+            source = "noise measured from this run's repeats: the spread between each question's runs (no baseline)"
     else:
         if not baseline_file.exists():
             raise InputError(baseline_file, "baseline results not found; check the path")

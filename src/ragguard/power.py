@@ -145,6 +145,16 @@ def noise_from_values(values: Sequence[float], binary: bool) -> Noise:
     return Noise(False, math.sqrt(2.0) * _std(values), "assumed: runs independent (no baseline)")
 
 
+def noise_from_runs(runs: Sequence[Sequence[float]]) -> Noise:
+    """The noise measured from repeats (``run.repeat``), one run with no baseline: each
+    question's values over its runs. Two sides asked N times each differ per question with
+    variance ``2 s**2 / N`` (``s**2`` its variance between runs) when nothing changed; the
+    spread is the square root of that averaged over the questions asked more than once."""
+    variances = [2.0 * _std(values) ** 2 / len(values) for values in runs if len(values) > 1]
+    spread = math.sqrt(math.fsum(variances) / len(variances)) if variances else 0.0
+    return Noise(False, spread, "measured from the repeats: spread between runs (no baseline)")
+
+
 def _std(values: Sequence[float]) -> float:
     if len(values) < 2:
         return 0.0

@@ -11,10 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragguard.compare.metrics import PairList, can_fail_on_a_drop, is_binary_metric
-from ragguard.compare.model import MetricComparison
+from ragguard.compare.model import FAILED_STATUSES, MetricComparison
 from ragguard.gate import GateRules
-from ragguard.power import Detectable, detectable, noise_from_pairs, noise_from_values
-from ragguard.results import Results
+from ragguard.power import (
+    Detectable,
+    detectable,
+    noise_from_pairs,
+    noise_from_runs,
+    noise_from_values,
+)
+from ragguard.repeats import run_count, runs_of
+from ragguard.results import QuestionResult, Results
 
 
 def gated_alpha(rules: GateRules, names: Sequence[str]) -> dict[str, float]:
@@ -56,7 +63,8 @@ def comparison_power(
 
 
 def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
-    """The detectable drops from one results file, the noise assumed (no baseline)."""
+    """The detectable drops from one results file: the noise assumed (no baseline), or,
+    when its questions were asked several times, measured between their runs."""
     alphas = gated_alpha(rules, list(results.metrics))
     found = []
     for name in results.metrics:
@@ -65,7 +73,11 @@ def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
         values = [q.metrics[name] for q in results.questions if name in q.metrics]
         if not values:
             continue
-        noise = noise_from_values(values, is_binary_metric(values, values))
+        noise = (
+            noise_from_runs([_run_values(q, name) for q in results.questions])
+            if is_repeated(results)
+            else noise_from_values(values, is_binary_metric(values, values))
+        )
         found.append(
             detectable(
                 name,
@@ -77,3 +89,16 @@ def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
             )
         )
     return tuple(found)
+
+
+def is_repeated(results: Results) -> bool:
+    """Whether any question was asked more than once (``run.repeat``)."""
+    return any(run_count(question) > 1 for question in results.questions)
+
+
+def _run_values(question: QuestionResult, name: str) -> list[float]:
+    return [
+        run.metrics[name]
+        for run in runs_of(question)
+        if run.status not in FAILED_STATUSES and name in run.metrics
+    ]
