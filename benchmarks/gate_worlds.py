@@ -27,7 +27,7 @@ The worlds, each compared with a baseline run of the same system:
 
 ``--repeat N`` asks every question N times on both sides: the baseline and each world's head
 are N runs (the noise drawn independently per run; a regression applies to every run)
-combined with ``combine_repeats``, as ``run.repeat: N`` does, before ``compare``.
+combined with ``combine_repeats``, as ``system.repeat: N`` does, before ``compare``.
 
 Every run is scored by ragguard's own code in this process (``score_question`` for the
 retrieval metrics, ``faithfulness_score`` and, where the installed ragguard has it,

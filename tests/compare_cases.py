@@ -239,7 +239,7 @@ MADE_UP = [
 
 
 def case_repeats() -> tuple[Results | None, Results, GateRules]:
-    """Both sides asked each question 3 times (combine_repeats, as ``run.repeat: 3`` writes
+    """Both sides asked each question 3 times (combine_repeats, as ``system.repeat: 3`` writes
     them): the critical auth-expiry fails 2 of 3 runs, limit-per-minute hallucinates in 2 of
     3, page-size became flaky (fails 1 of 3), retry-429 became stable (failed 1 of 3 before)."""
     baseline = combine_repeats(

@@ -1,4 +1,4 @@
-"""Compare on repeated results (``run.repeat``): the majority rule per question, the classes
+"""Compare on repeated results (``system.repeat``): the majority rule per question, the classes
 stable-pass / flaky / stable-fail, flakiness changes, critical questions and rechecks.
 
 Every input is real: runs scored by score_run (compare_cases) and combined with

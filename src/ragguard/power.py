@@ -146,7 +146,7 @@ def noise_from_values(values: Sequence[float], binary: bool) -> Noise:
 
 
 def noise_from_runs(runs: Sequence[Sequence[float]]) -> Noise:
-    """The noise measured from repeats (``run.repeat``), one run with no baseline: each
+    """The noise measured from repeats (``system.repeat``), one run with no baseline: each
     question's values over its runs. Two sides asked N times each differ per question with
     variance ``2 s**2 / N`` (``s**2`` its variance between runs) when nothing changed; the
     spread is the square root of that averaged over the questions asked more than once."""

@@ -108,7 +108,7 @@ def bootstrap_for(n: int) -> Bootstrap:
 
 def is_binary_metric(before: Sequence[float], after: Sequence[float]) -> bool:
     """Whether every paired value is 0 or 1 (McNemar's test). A 0/1 metric such as hit@k
-    asked several times (``run.repeat``) holds per-question rates, tested with the sign-flip
+    asked several times (``system.repeat``) holds per-question rates, tested with the sign-flip
     test on their deltas, which uses the size of each change and not only its sign."""
     return all(v in (0.0, 1.0) for v in (*before, *after))
 

@@ -110,7 +110,7 @@ class Recheck:
 
 @dataclass(frozen=True, slots=True)
 class RunTally:
-    """A question asked several times (``run.repeat``): in how many of its runs it passed the
+    """A question asked several times (``system.repeat``): in how many of its runs it passed the
     per-question rule. It passes when it passed in a strict majority of them (a run that
     errored counts as failed); its class says whether the runs agreed."""
 
@@ -223,7 +223,7 @@ class SettingDiff:
 
 @dataclass(frozen=True)
 class Repeats:
-    """How often the questions were asked (``run.repeat``) and how stable they were; on a
+    """How often the questions were asked (``system.repeat``) and how stable they were; on a
     comparison where either side asked a question more than once (compare/stability.py)."""
 
     head_runs: tuple[int, int]  # the fewest and the most runs of a head question

@@ -92,7 +92,7 @@ def results_power(results: Results, rules: GateRules) -> tuple[Detectable, ...]:
 
 
 def is_repeated(results: Results) -> bool:
-    """Whether any question was asked more than once (``run.repeat``)."""
+    """Whether any question was asked more than once (``system.repeat``)."""
     return any(run_count(question) > 1 for question in results.questions)
 
 

@@ -6,7 +6,7 @@ asked ``gate.recheck`` more times; it blocks only when it fails in a majority of
 the first included, and is reported as flaky otherwise. This module holds the pure parts:
 which questions to recheck, the tally of the reruns, and the comparison with the tallies.
 
-With repeats (``run.repeat``) the head's own runs are the first runs of the tally, the
+With repeats (``system.repeat``) the head's own runs are the first runs of the tally, the
 reruns' runs added to them (docs/compare.md, "Repeats").
 """
 

@@ -1,4 +1,4 @@
-"""Words for repeats (``run.repeat``): how often each side asked its questions and at what
+"""Words for repeats (``system.repeat``): how often each side asked its questions and at what
 cost, how stable the questions were, and which became flaky or stable.
 
 Question ids come from the test set: ``escape`` (markdown or terminal) is applied to each.
