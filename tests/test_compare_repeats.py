@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from compare_cases import case_repeats, head_results, results
 from ragguard.cli import cli
-from ragguard.compare import ERROR, FAIL, NEWLY_FAILING, PASS, PASSING, WARN, compare
+from ragguard.compare import ERROR, FAIL, FIXED, NEWLY_FAILING, PASS, PASSING, WARN, compare
 from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, RunTally
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
@@ -344,3 +344,16 @@ def test_junit_lists_a_tied_critical_question_as_flaky_not_as_a_failure() -> Non
     junit = comparison_junit(comparison)
     assert "flaky critical questions, not regressions: auth-expiry (failed 1 of 2 runs)" in junit
     assert "critical questions newly fail" not in junit
+
+
+def test_a_fixed_repeated_question_carries_no_failure_tally() -> None:
+    baseline = _runs({"retry-429": 0}, {"retry-429": 0}, {})
+    comparison = compare(baseline, _runs({}, {"retry-429": 0}, {}, head=True), GateRules())
+    assert _diff(comparison, "retry-429").kind == FIXED
+    fixed_line = next(
+        line
+        for line in render_comment(comparison).splitlines()
+        if "retry" in line and line.startswith("- ")
+    )
+    assert "failed" not in fixed_line
+    assert "flaky" not in fixed_line

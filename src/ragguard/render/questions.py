@@ -60,7 +60,7 @@ def question_title(question: QuestionDiff) -> str:
     """**id** _(critical)_ · tags: the question."""
     flags = " _(critical)_" if question.critical else ""
     runs = question.decided_by
-    if runs is not None:
+    if runs is not None and (question.recheck is not None or not question.head_runs.passes):
         state = "flaky: " if question.flaky_failure else "rechecked: " if question.recheck else ""
         flags += f" _({state}{runs.line()})_"
     tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
