@@ -8,11 +8,16 @@ that miss a rule) and ``report`` at none. So this reader parses the header and e
 question line without its ``retrieved`` list, checks the list's text in bulk, and keeps it
 as text until its ids are first used (:class:`LazyIds`).
 
-It reads what the full JSON reader reads, and the same way: every part is parsed by the
-same decoder (NaN, Infinity and repeated keys refused), and a line's parts are valid JSON
-exactly when the line is. A list with an escape in it (a quote or a backslash in an id) is
-decoded at once. Anything else that differs from the writer's layout (other whitespace,
-another key order, a control character, a file of an older version) or any error makes
+It reads what the full JSON reader reads, and the same way: the header, the lists with an
+escape and any question that is not plain (verdicts, evidence labels, usage, repeats) are
+parsed by the same strict decoder (NaN, Infinity and repeated keys refused), and a line's
+parts are valid JSON exactly when the line is. The heads of plain questions, most of a
+retrieval-only file, are read a block of lines at a time: parsed by json's C scanner
+without the strict decoder's Python call per object (a repeated key is found by counting
+colons instead), checked type by type over whole columns and built slot by slot through
+``map``, not question by question in Python. A list with an escape in it (a quote or a backslash in an id) is decoded at once.
+Anything else that differs from the writer's layout (other whitespace, another key order,
+a control character, a file of an older version) or any error makes
 :func:`read_written_results` return None: the caller then parses the file whole, which
 reads it or names the error.
 """
@@ -190,7 +195,7 @@ def _questions(file: IO[bytes], read: FieldReader) -> tuple[QuestionResult, ...]
     without_comma = 0  # question lines without a comma after them: the last one only
     comma = False  # after the last question line read
     closing: list[str] = []
-    strict = False  # the decoder with its check of repeated keys: most questions not plain
+    strict = False  # the strict decoder: the last block was mostly questions not plain
     for lines in _line_blocks(file):
         if closing:
             closing += lines
