@@ -302,7 +302,8 @@ def _plain_questions(values: list[Any], ids: list[Sequence[str]]) -> list[Questi
     column = {key: values[k :: len(PLAIN_KEYS)] for k, key in enumerate(PLAIN_KEYS)}
     metrics, relevant = column["metrics"], column["relevant"]
     if not (
-        set(map(type, chain(column["id"], column["question"], column["fingerprint"]))) == _STR
+        set(map(type, chain(column["id"], column["question"], column["status"]))) == _STR
+        and set(map(type, column["fingerprint"])) == _STR
         and set(column["status"]) <= _STATUSES
         and set(map(type, chain(column["answerable"], column["critical"]))) == _BOOL
         and set(map(type, chain(metrics, relevant))) == _DICT
