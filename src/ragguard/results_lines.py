@@ -240,7 +240,9 @@ def _block(
     ids) is parsed (by the strict decoder when ``strict``), the heads of questions without
     verdicts, evidence labels, usage or repeats (:data:`PLAIN_KEYS`) checked and built
     column by column, any other question by ``question_from_dict``."""
-    splits = list(map(str.rfind, lines, repeat(RETRIEVED)))
+    # The first match, not the last (the head is shorter than the ids): a string holds no
+    # bare quote, so only a key matches; one not at the top level leaves a head that fails.
+    splits = list(map(str.find, lines, repeat(RETRIEVED)))
     if not (
         all(map(str.startswith, lines, repeat("  {")))
         and sum(map(str.endswith, lines, repeat("}"))) + sum(commas) == len(lines)
