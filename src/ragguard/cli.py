@@ -162,6 +162,23 @@ def config_option(
     )
 
 
+def _check_repeat(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
+    from ragguard.config import REPEAT_EXPECTED, is_whole_repeat
+
+    if value is not None and not is_whole_repeat(value):
+        raise click.BadParameter(f"{REPEAT_EXPECTED}, found {value}")
+    return value
+
+
+repeat_option = click.option(
+    "--repeat",
+    type=int,
+    callback=_check_repeat,
+    metavar="N",
+    help="Ask every question N times (1-20); overrides system.repeat in the config.",
+)
+
+
 @click.group(cls=RagguardGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ragguard")
 def cli() -> None:
@@ -597,59 +614,102 @@ def init(
     is_flag=True,
     help="Continue an unfinished run: keep the answered questions in the run records file.",
 )
+@repeat_option
 def run_command(
-    config_path: Path, out: Path, cache_dir: Path | None, shard_text: str | None, resume: bool
+    config_path: Path,
+    out: Path,
+    cache_dir: Path | None,
+    shard_text: str | None,
+    resume: bool,
+    repeat: int | None,
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
-    from ragguard.config import load_config
+    import time
+
+    from ragguard.config import MAX_REPEAT, load_config, with_repeat
     from ragguard.files import check_writable
     from ragguard.gitinfo import current_commit
-    from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
+    from ragguard.journal import (
+        RecordJournal,
+        pass_records_path,
+        read_journal,
+        records_to_keep,
+        remove_stale_passes,
+        write_records,
+    )
     from ragguard.render import terminal_report
     from ragguard.results import write_results
-    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
+    from ragguard.runner import (
+        LineLog,
+        cost_line,
+        end_log_with_failures,
+        run_config,
+        score_suite_run,
+    )
     from ragguard.runs import RunRecord
     from ragguard.shards import parse_shard, select_shard
     from ragguard.testset import load_testset
 
+    started = time.monotonic()
     shard = parse_shard(shard_text) if shard_text else None
-    config = load_config(config_path)
+    config = with_repeat(load_config(config_path), repeat)
+    passes = config.system.run.repeat
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     records_path = out.with_name(stem + ".run.jsonl")
-    for path in (out, records_path):  # before the system is asked anything
+    paths = [pass_records_path(records_path, index) for index in range(passes)]
+    for path in (out, *paths):  # before the system is asked anything
         check_writable(path)
-    done: dict[str, RunRecord] = {}
+    done: list[dict[str, RunRecord]] = []
     if resume:
         testset = load_testset(config.testset)
         asked = select_shard(testset, shard).testset if shard else testset
-        done = records_to_keep(read_journal(records_path), (q.id for q in asked), records_path)
-        click.echo(f"resuming: {len(done)} of {len(asked)} questions already done", err=True)
-    journal = RecordJournal(records_path, append=resume)
+        ids = [q.id for q in asked.questions]
+        done = [records_to_keep(read_journal(path), ids, path) for path in paths]
+        kept = sum(len(records) for records in done)
+        what = "questions" if passes == 1 else f"calls ({len(ids)} questions x {passes} passes)"
+        click.echo(f"resuming: {kept} of {len(ids) * passes} {what} already done", err=True)
+    journals = [RecordJournal(path, append=resume) for path in paths]
     log = LineLog(out.with_name(stem + ".log"))
     try:
-        suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journal)
-        end_log_with_failures(log, suite_run.outcome)
+        suite_run = run_config(
+            config,
+            log=log,
+            shard=shard,
+            done=done,
+            on_record=lambda index, record: journals[index](record),
+        )
+        failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
-        journal.close()
+        for journal in journals:
+            journal.close()
     outcome = suite_run.outcome
     if outcome.stopped_early:
         click.echo(f"ragguard: {outcome.stopped_early_line()}", err=True)
-    write_records(records_path, outcome.records.values())
+    for path, records in zip(paths, outcome.passes, strict=False):
+        write_records(path, records.values())
+    remove_stale_passes(records_path, passes, MAX_REPEAT)
     results, generation = score_suite_run(
         config, suite_run, git=current_commit(), cache_dir=cache_dir, warn=_warn
     )
     write_results(results, out)
     if generation.judge:
         click.echo(generation.judge.usage.line(), err=True)
+    if passes > 1:  # a call failed in one pass is not in the table of the combined result
+        for line in failures:
+            click.echo(f"ragguard: {line}", err=True)
+        usage = generation.judge.usage if generation.judge else None
+        elapsed = time.monotonic() - started
+        click.echo(f"ragguard: {cost_line(outcome, usage, elapsed)}", err=True)
     click.echo(terminal_report(results))
     click.echo(outcome.verdict_line())
     written = f"results written to {out}, run records to {records_path}"
+    if passes > 1:
+        written += f" and {passes - 1} more ({paths[1].name}"
+        written += f" to {paths[-1].name})" if passes > 2 else ")"
     click.echo(written + (f", system log to {log.path}" if log.written else ""))
     if outcome.interrupted:
-        click.echo(
-            f"interrupted: {len(outcome.records)} of {outcome.total} questions done", err=True
-        )
+        click.echo(f"interrupted: {outcome.done} of {outcome.calls} {outcome.unit} done", err=True)
         raise SystemExit(interrupts.exit_code())
     if outcome.verdict != "ok":
         raise SystemExit(EXIT_RUN_ERROR)
@@ -1058,13 +1118,14 @@ def import_command(
 
 
 @cli.command("ci")
-def ci_command() -> None:
+@repeat_option
+def ci_command(repeat: int | None) -> None:
     """Run inside GitHub Actions (action.yml calls it): evaluate, compare, comment, gate.
 
     Reads GitHub's environment and the action's inputs (RAGGUARD_* variables, see
     docs/action.md). Exit 0 pass, 1 the gate failed, 2 bad input, 3 could not evaluate.
     """
-    _run_ci(mode=None)
+    _run_ci(mode=None, repeat=repeat)
 
 
 @cli.command("publish")
@@ -1077,7 +1138,7 @@ def publish_command() -> None:
     _run_ci(mode="publish")
 
 
-def _run_ci(mode: str | None) -> None:
+def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     import dataclasses
     import functools
     import os
@@ -1092,6 +1153,8 @@ def _run_ci(mode: str | None) -> None:
         mask_secrets(ci_secrets(os.environ, settings.github.token, settings.config), click.echo)
     if mode is not None:
         settings = dataclasses.replace(settings, mode=mode)
+    if repeat is not None:  # --repeat over the action's repeat input
+        settings = dataclasses.replace(settings, repeat=repeat)
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
         evaluate=functools.partial(
