@@ -1158,7 +1158,10 @@ def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
         evaluate=functools.partial(
-            evaluate_config, cache_dir=settings.cache_dir, shard=settings.shard
+            evaluate_config,
+            cache_dir=settings.cache_dir,
+            shard=settings.shard,
+            summary_file=settings.summary_file,
         ),
         commit_time=git_commit_time,
         evaluate_only=lambda config, git, out, ids: evaluate_config(

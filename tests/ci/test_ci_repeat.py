@@ -9,14 +9,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ci_fixtures import EVENTS
+from act_harness import GitRepo, mirror
+from ci_fixtures import EVENTS, REPOSITORY
 from fake_github import FakeGitHub, Repo
 from test_ci_cli import run_ci_command
-from test_ci_glue import collaborators, push_event, settings_for
+from test_ci_glue import SUITE, collaborators, pull_event, push_event, settings_for
 from test_ci_rechecks import _config, _pull_request_run, live_suite  # noqa: F401 (a fixture)
 from test_ci_settings import actions_env
 
 from ragguard.ci.glue import run_ci
+from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import read_settings
 from ragguard.errors import InputError
 from ragguard.results import load_results
@@ -118,6 +120,7 @@ def test_the_repeat_flag_of_ragguard_ci_overrides_the_input_and_the_config(
         "GITHUB_API_URL": "http://127.0.0.1:9",  # nothing listens: a request would fail loudly
         "RAGGUARD_SHARD": "1/1",
         "RAGGUARD_REPEAT": "3",
+        "GITHUB_STEP_SUMMARY": str(root / "summary.md"),
     }
     done = run_ci_command(env, root, "--repeat", "2")
 
@@ -128,6 +131,10 @@ def test_the_repeat_flag_of_ragguard_ci_overrides_the_input_and_the_config(
         "run.jsonl",
     ]
     assert "ragguard: asked 2 questions 2 times: 4 system calls (0 failed)" in done.stderr
+    summary = (root / "summary.md").read_text()
+    assert summary.startswith(
+        f"ragguard {SUITE}: asked 2 questions 2 times: 4 system calls (0 failed), "
+    )
 
 
 def test_a_bad_repeat_flag_on_ragguard_ci_is_exit_2_in_one_line(tmp_path: Path) -> None:
@@ -137,3 +144,29 @@ def test_a_bad_repeat_flag_on_ragguard_ci_is_exit_2_in_one_line(tmp_path: Path) 
         "ragguard: error: --repeat: Invalid value for '--repeat': expected a whole number of "
         "runs of the test set from 1 to 20, found 0; see ragguard ci --help"
     ]
+
+
+def test_the_baseline_rerun_asks_the_merge_base_as_many_times_as_the_head(
+    fake: FakeGitHub,
+    fake_repo: Repo,
+    live_suite: tuple[Path, str],  # noqa: F811
+) -> None:
+    root, module = live_suite
+    _config(root, module, "baseline: {rerun: true}\n")
+    git = GitRepo.create(root, REPOSITORY)
+    git.commit({".gitignore": "ragguard-results/\ncalls-*\n"}, "The suite")
+    git.switch("feature", create=True)
+    git.commit({"notes.txt": "a change\n"}, "A change")
+    mirror(fake, fake_repo, git, "main", "feature")
+    number = fake.add_pull(fake_repo, "feature").number
+    settings = settings_for(fake, root, "pull_request", pull_event(fake_repo, number))
+    collab = collaborators(replace(settings, repeat=2), [])
+    collab.rerun = lambda *args: rerun_in_worktree(*args)
+
+    outcome = run_ci(replace(settings, repeat=2), collab)
+
+    assert outcome.comparison is not None and not outcome.comparison.baseline_missing
+    rerun = load_results(root / "ragguard-results" / "baseline-rerun.json")
+    assert {len(question.repeats) for question in rerun.questions} == {2}
+    head = load_results(root / "ragguard-results" / "results.json")
+    assert {len(question.repeats) for question in head.questions} == {2}

@@ -756,10 +756,12 @@ def evaluate_config(
     cache_dir: Path | None = None,
     shard: Shard | None = None,
     only: frozenset[str] | None = None,
+    summary_file: Path | None = None,
 ) -> Results:
     """Run the suite's system over its test set (or one shard of it, or ``only`` those
     questions) and score it. With ``system.repeat`` N, pass ``i``'s records go to
-    ``run.jsonl`` (the first) or ``run.<i>.jsonl``, and the job log gets the run's cost."""
+    ``run.jsonl`` (the first) or ``run.<i>.jsonl``, and the run's cost goes to the job log
+    and the job summary (``summary_file``)."""
     import time
 
     from ragguard.journal import pass_records_path
@@ -799,6 +801,7 @@ def evaluate_config(
         usage = generation.judge.usage if generation.judge else None
         cost = cost_line(outcome, usage, time.monotonic() - started)
         print(f"ragguard: {cost}", file=sys.stderr)
+        append_summary(summary_file, f"ragguard {config.suite}: {cost}\n")
     return results
 
 
