@@ -20,8 +20,10 @@ from ragguard.errors import InputError
 
 if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
+    from ragguard.judge.client import JudgeClient
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
+    from ragguard.runs import Run
     from ragguard.testset import TestSet
 
 # Each command imports what it needs when it runs: `ragguard --help` and `--version` load
@@ -220,7 +222,8 @@ def _check_sources(
     "--run",
     "run",
     type=click.Path(path_type=Path),
-    help="Recorded run (JSON Lines, or a TREC run).",
+    multiple=True,
+    help="Recorded run (JSON Lines, or a TREC run); give it again for each repeat of the run.",
 )
 @click.option("--qrels", type=click.Path(path_type=Path), help="TREC qrels, instead of --testset.")
 @click.option("--trec-run", type=click.Path(path_type=Path), help="TREC run file, with --qrels.")
@@ -240,7 +243,7 @@ def _check_sources(
 @click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
 def score(
     testset: Path | None,
-    run: Path | None,
+    run: tuple[Path, ...],
     qrels: Path | None,
     trec_run: Path | None,
     beir: Path | None,
@@ -253,9 +256,13 @@ def score(
     use_judge: bool,
     dry_run: bool,
 ) -> None:
-    """Score a recorded run against a test set and print the table."""
+    """Score a recorded run against a test set and print the table.
+
+    Several --run files are repeats of one run: each is scored, and they are combined into
+    one result with every question's runs (docs/formats.md, "Repeats").
+    """
     specs = parse_metrics_option(metrics)
-    _check_sources(testset, run, qrels, trec_run, beir)
+    _check_sources(testset, run[0] if run else None, qrels, trec_run, beir)
     options = None
     if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
         from ragguard.judge.setup import load_generation_config
@@ -360,7 +367,7 @@ def _load_testset(testset: Path | None, beir: Path | None, split: str | None) ->
 
 def _score_records(
     testset: Path | None,
-    run: Path | None,
+    runs: tuple[Path, ...],
     beir: Path | None,
     split: str | None,
     specs: tuple[MetricSpec, ...],
@@ -368,18 +375,63 @@ def _score_records(
     dry_run: bool,
     options: dict[str, Any] | None,
 ) -> Results | None:
-    """A test set (or BEIR folder) and a recorded run: retrieval and generation metrics."""
-    from ragguard.formats import load_run_file
-    from ragguard.gitinfo import current_commit
-    from ragguard.scoring import score_run
+    """A test set (or BEIR folder) and one or more recorded runs (repeats of the run, each
+    scored alone, then combined): retrieval and generation metrics."""
+    from ragguard.repeats import combine_repeats
 
     loaded = _load_testset(testset, beir, split)
-    recorded = load_run_file(run)  # type: ignore[arg-type]
-    recorded.check_known(loaded.known_ids)
     if beir is not None:  # a test set file always has a relevant label per answerable question
         from ragguard.formats.trec import no_relevant_warning
 
         _warn_if(no_relevant_warning(loaded))
+    from ragguard.formats import load_run_file
+
+    recorded_runs = [load_run_file(run) for run in runs]  # every file read before any judging
+    for recorded in recorded_runs:
+        recorded.check_known(loaded.known_ids)
+    scored: list[Results] = []
+    judge: JudgeClient | None = None
+    for index, (run, recorded) in enumerate(zip(runs, recorded_runs, strict=True)):
+        if len(runs) > 1 and dry_run:
+            click.echo(f"{run}: ", nl=False)
+        check_labels = testset is not None and not index
+        one = _score_one_run(
+            loaded, run, recorded, specs, suite, dry_run, options, check_labels, judge
+        )
+        if one is None:
+            continue
+        results, judge = one
+        scored.append(results)
+    if judge is not None:
+        click.echo(judge.usage.line(), err=True)
+    if not scored:
+        return None
+    if len(scored) > 1:
+        total = sum(len(run_results.questions) for run_results in scored)
+        click.echo(
+            f"ragguard: {len(scored)} runs of {len(loaded.questions)} questions scored as "
+            f"repeats ({total} answers)",
+            err=True,
+        )
+    return combine_repeats(scored)
+
+
+def _score_one_run(
+    loaded: TestSet,
+    run: Path,
+    recorded: Run,
+    specs: tuple[MetricSpec, ...],
+    suite: str | None,
+    dry_run: bool,
+    options: dict[str, Any] | None,
+    check_labels: bool,
+    judge: JudgeClient | None,
+) -> tuple[Results, JudgeClient | None] | None:
+    """One recorded run scored; ``judge``: the client of an earlier run of the same test set
+    (shared, so its usage counts every run), returned with the results."""
+    from ragguard.gitinfo import current_commit
+    from ragguard.scoring import score_run
+
     name = _suite_name(suite, loaded.source)
     from ragguard.labels import corpus_origins, unmatched_label_warning
 
@@ -403,16 +455,18 @@ def _score_records(
         if dry_run:
             click.echo(generation.dry_run_text(), nl=False)
             return None
-    if testset:  # written by people; imported qrels routinely judge documents never retrieved
+    if check_labels:  # written by people; imported qrels routinely judge documents never retrieved
         texts = generation.corpus if generation is not None else None
         corpus_ids = frozenset(texts) if texts is not None else None
         _warn_if(unmatched_label_warning(loaded, recorded.records, origins, corpus_ids))
     if generation is None:
-        return score_run(
+        results = score_run(
             loaded, recorded.records, specs, suite=name, git=current_commit(), origins=origins
         )
+        return results, None
     from ragguard.config import min_coverage_of
 
+    shared = judge or generation.judge
     results = score_run(
         loaded,
         recorded.records,
@@ -422,11 +476,9 @@ def _score_records(
         config=generation.fingerprint,
         origins=origins,
         min_coverage=min_coverage_of(options["raw_config"], options["config_source"]),
-        **generation.score_kwargs(),
+        **{**generation.score_kwargs(), "judge": shared},
     )
-    if generation.judge:
-        click.echo(generation.judge.usage.line(), err=True)
-    return results
+    return results, shared
 
 
 @cli.command()

@@ -63,6 +63,12 @@ TICK_SECONDS = 0.5
 LOG_EVERY_SECONDS = 10.0
 INTERRUPTED_MESSAGE = f"{NOT_RUN} the run was interrupted"
 
+RECORDED_REPEAT = (
+    "a recorded run gives the same answers every time, so asking it again measures nothing; "
+    "set repeat to 1, or score several recorded runs as repeats with "
+    "`ragguard score --run a.jsonl --run b.jsonl`"
+)
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], object]
 
@@ -714,6 +720,8 @@ def run_config(
     (:func:`run_passes`); ``done[i]`` holds pass ``i``'s records from a resumed run (not
     asked again) and ``on_record(i, record)`` gets each new record of pass ``i`` (from 0).
     """
+    if config.system.kind == "recorded" and config.system.run.repeat > 1:
+        raise config.system.error(RECORDED_REPEAT, "repeat")
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
