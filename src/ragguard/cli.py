@@ -682,7 +682,7 @@ def run_command(
     from ragguard.files import check_writable
     from ragguard.gitinfo import current_commit
     from ragguard.journal import (
-        RecordJournal,
+        PassJournals,
         pass_records_path,
         read_journal,
         records_to_keep,
@@ -720,21 +720,14 @@ def run_command(
         kept = sum(len(records) for records in done)
         what = "questions" if passes == 1 else f"calls ({len(ids)} questions x {passes} passes)"
         click.echo(f"resuming: {kept} of {len(ids) * passes} {what} already done", err=True)
-    journals = [RecordJournal(path, append=resume) for path in paths]
+    journals = PassJournals(records_path, passes, append=resume, most=MAX_REPEAT)
     log = LineLog(out.with_name(stem + ".log"))
     try:
-        suite_run = run_config(
-            config,
-            log=log,
-            shard=shard,
-            done=done,
-            on_record=lambda index, record: journals[index](record),
-        )
+        suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journals)
         failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
-        for journal in journals:
-            journal.close()
+        journals.close()
     outcome = suite_run.outcome
     if outcome.stopped_early:
         click.echo(f"ragguard: {outcome.stopped_early_line()}", err=True)

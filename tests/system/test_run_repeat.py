@@ -315,3 +315,32 @@ def test_bad_repeat_flags_are_one_line_errors(
         f"expected a whole number of runs of the test set from 1 to 20, found {value}",
     )
     assert not (tmp_path / "calls-q0").exists()
+
+
+WATCHER = """\
+import pathlib
+
+HERE = pathlib.Path(__file__).parent
+
+
+def answer(question, id):
+    with open(HERE / "seen.log", "a") as log:
+        log.write(f"{id} {(HERE / 'results.run.2.jsonl').exists()}\\n")
+    return {"retrieved": ["c" + id[1:]], "answer": "yes"}
+"""
+
+
+def test_a_fresh_run_drops_an_earlier_runs_later_passes_once_it_starts_writing(
+    tmp_path: Path, module_name: str, ragguard_cli
+) -> None:
+    """Were the run interrupted in pass 1, `--resume` must not find the old run's pass 2."""
+    config = write_suite(tmp_path, module_name, repeat="2")
+    (tmp_path / f"{module_name}.py").write_text(WATCHER)
+    old = json.dumps({"id": "q0", "retrieved": ["c0"], "answer": "old", "error": None})
+    (tmp_path / "results.run.2.jsonl").write_text(old + "\n")
+    result = ragguard_cli("run", "-c", config, "--out", tmp_path / "results.json")
+
+    assert result.exit_code == 0, result.output
+    seen = (tmp_path / "seen.log").read_text().splitlines()
+    assert seen[:2] == ["q0 True", "q1 False"]  # gone once pass 1's first record was written
+    assert "old" not in (tmp_path / "results.run.2.jsonl").read_text()
