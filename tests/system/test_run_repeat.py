@@ -35,6 +35,8 @@ def answer(question, id):
     if mode == "counter" and id == "q2" and n % 2 == 1:
         return {"retrieved": [{"id": "elsewhere", "text": "Nothing here."}], "answer": "No."}
     text = "Passage " + id[1:] + " says yes."
+    if mode == "varying":
+        text = "Passage " + id[1:] + " says yes, call " + str(n) + "."
     return {"retrieved": [{"id": "c" + id[1:], "text": text}], "answer": text}
 """
 
@@ -286,6 +288,39 @@ def test_identical_answers_in_later_passes_are_judged_from_the_cache(
     results = load_results(tmp_path / "results.json")
     assert {len(q.repeats) for q in results.questions} == {3}
     assert all("faithfulness" in run.metrics for q in results.questions for run in q.repeats)
+
+
+@pytest.mark.parametrize(("mode", "max_calls", "calls"), [("healthy", 4, 4), ("varying", 11, 0)])
+def test_judge_max_calls_counts_every_pass_before_any_is_judged(
+    tmp_path: Path, module_name: str, ragguard_cli, mode: str, max_calls: int, calls: int
+) -> None:
+    """The same answer in three passes is one call (4 in all: within 4); answers that differ
+    in every pass are 12 calls, over 11: refused before the first call."""
+    config = write_suite(tmp_path, module_name)
+    (tmp_path / "mode").write_text(mode)
+    with FakeOpenAI() as server:
+        config.write_text(
+            config.read_text().replace("[hit_rate@1]", "[hit_rate@1, faithfulness]")
+            + "faithfulness: {method: judge}\n"
+            + f"judge: {{base_url: '{server.base_url}', model: m, cache: cache, "
+            + f"max_calls: {max_calls}}}\n"
+        )
+        result = ragguard_cli("run", "-c", config, "--out", tmp_path / "results.json")
+        asked = server.calls
+
+    assert asked == calls
+    if calls:
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].endswith(
+        "judge.max_calls: this run needs 12 judge calls over its 12 answers in all passes "
+        "(0 distinct answers cached), more than max_calls = 11; raise judge.max_calls, lower "
+        "repeat or score fewer questions"
+    )
+    assert not (tmp_path / "results.json").exists()
+    assert len(records(tmp_path / "results.run.3.jsonl")) == QUESTIONS  # the answers are kept
 
 
 @pytest.mark.parametrize(
