@@ -335,11 +335,11 @@ def _run_pool(
         name = f"ragguard-question-{next(started)}"
         threading.Thread(target=work, name=name, daemon=True).start()
 
-    for _ in range(min(settings.concurrency, len(questions))):
-        start_worker()
     deadlines = ask.deadlines
     tick = TICK_SECONDS if deadlines is None else deadlines.check_every(TICK_SECONDS)
-    try:
+    try:  # a Ctrl-C while the workers start (the first answers may be in) is an interrupt too
+        for _ in range(min(settings.concurrency, len(questions))):
+            start_worker()
         while len(done) < len(questions) and not failures:
             if early_stop is not None and early_stop.due(done):
                 ask.not_run_message = early_stop.message

@@ -8,6 +8,8 @@ q2 misses its chunk on odd calls, q0 and q3 always answer well.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,11 @@ def answer(question, id):
     n = int(calls.read_text()) + 1 if calls.exists() else 1
     calls.write_text(str(n))
     mode = (HERE / "mode").read_text().strip() if (HERE / "mode").exists() else "counter"
+    if mode == "interrupt" and id == "q1" and n == 2:  # Ctrl-C while answering, in pass 2
+        import os, signal, time
+
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(600)  # still in the system's hands when the run ends
     if mode == "q0-down" and id == "q0":
         raise RuntimeError("q0 is down")
     if mode == "counter" and id == "q1" and n == 1:
@@ -226,6 +233,41 @@ def test_resume_asks_only_the_calls_missing_from_each_pass(
     assert len(records(tmp_path / "results.run.3.jsonl")) == QUESTIONS
     results = load_results(tmp_path / "results.json")
     assert {len(question.repeats) for question in results.questions} == {3}
+
+
+def test_ctrl_c_in_pass_2_keeps_the_passes_started_and_resume_finishes_the_run(
+    tmp_path: Path, module_name: str
+) -> None:
+    """A real SIGINT to a real `ragguard run` (the system sends it while answering q1 in
+    pass 2); then `--resume` asks only what passes 2 and 3 are missing."""
+    config = write_suite(tmp_path, module_name)
+    (tmp_path / "mode").write_text("interrupt")
+    command = [sys.executable, "-m", "ragguard", "run", "-c", str(config)]
+    first = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    assert first.returncode == 130, first.stderr
+    assert "Traceback" not in first.stderr
+    assert len(records(tmp_path / "results.run.jsonl")) == QUESTIONS
+    second = records(tmp_path / "results.run.2.jsonl")
+    assert [record["id"] for record in second] == ["q0"]
+    assert not (tmp_path / "results.run.3.jsonl").exists()  # pass 3 never started
+    interrupted = load_results(tmp_path / "results.json")
+    assert {len(q.repeats) for q in interrupted.questions} == {2}
+    assert interrupted.by_id["q3"].repeats[1].status == "missing"
+    assert "interrupted: 5 of 12 calls done" in first.stderr
+
+    (tmp_path / "mode").write_text("healthy")
+    resumed = subprocess.run(
+        [*command, "--resume"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming: 5 of 12 calls (4 questions x 3 passes) already done" in resumed.stderr
+    # once per pass; q1 once more: the call in the system's hands at Ctrl-C is asked again
+    assert calls(tmp_path) == {"q0": 3, "q1": 4, "q2": 3, "q3": 3}
+    assert records(tmp_path / "results.run.2.jsonl")[0] == second[0]
+    assert len(records(tmp_path / "results.run.3.jsonl")) == QUESTIONS
+    done = load_results(tmp_path / "results.json")
+    assert {len(q.repeats) for q in done.questions} == {3}
 
 
 def test_shards_run_their_passes_and_merge_keeps_the_repeats(
