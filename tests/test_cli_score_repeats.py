@@ -98,3 +98,57 @@ def test_a_recorded_system_refuses_repeat(
     )
     assert ("ragguard.yml:5:" if in_config else "ragguard.yml:4:") in line
     assert not (tmp_path / "r.json").exists()
+
+
+def answered_run(folder: Path, name: str, wording: str) -> Path:
+    lines = [
+        json.dumps(
+            {
+                "id": f"q{n}",
+                "retrieved": [{"id": f"c{n}", "text": f"Chunk {n} says yes."}],
+                "answer": f"Chunk {n} says yes{wording}.",
+            }
+        )
+        for n in range(3)
+    ]
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("second_wording", "calls"), [("", 3), (", surely", 0)])
+def test_judge_max_calls_holds_over_all_the_runs(
+    write, ragguard_cli, tmp_path: Path, second_wording: str, calls: int
+) -> None:
+    """max_calls 5: the same answers twice are 3 calls (the second run from the cache);
+    different answers are 6, refused before the first call."""
+    from fake_openai import FakeOpenAI
+
+    testset = write("testset.jsonl", TESTSET)
+    first = answered_run(tmp_path, "a.jsonl", "")
+    second = answered_run(tmp_path, "b.jsonl", second_wording)
+    with FakeOpenAI() as server:
+        config = write(
+            "ragguard.yml",
+            "faithfulness: {method: judge}\n"
+            f"judge: {{base_url: '{server.base_url}', model: m, cache: cache, max_calls: 5}}\n",
+        )
+        result = ragguard_cli(
+            "score", "--testset", testset, "--run", first, "--run", second,
+            "--metrics", "faithfulness", "--config", config, "--out", tmp_path / "r.json",
+        )  # fmt: skip
+        asked = server.calls
+
+    assert asked == calls
+    if calls:
+        assert result.exit_code == 0, result.output
+        assert "judge: 6 answers, 3 requests (3 cached" in result.stderr
+        results = load_results(tmp_path / "r.json")
+        assert {len(q.repeats) for q in results.questions} == {2}
+        return
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1].endswith(
+        "judge.max_calls: this run needs 6 judge calls over its 6 answers in all passes "
+        "(0 distinct answers cached), more than max_calls = 5; raise judge.max_calls, lower "
+        "repeat or score fewer questions"
+    )

@@ -20,7 +20,7 @@ from ragguard.errors import InputError
 
 if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
-    from ragguard.judge.client import JudgeClient
+    from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
     from ragguard.runs import Run
@@ -375,75 +375,90 @@ def _score_records(
     dry_run: bool,
     options: dict[str, Any] | None,
 ) -> Results | None:
-    """A test set (or BEIR folder) and one or more recorded runs (repeats of the run, each
-    scored alone, then combined): retrieval and generation metrics."""
+    """A test set (or BEIR folder) and one or more recorded runs: retrieval and generation
+    metrics. Several runs are repeats of one run: every file is read and checked (and the
+    judge's budget over all of them) before anything is judged; each is scored alone, through
+    one judge client, and they are combined (``repeats.combine_repeats``)."""
+    from ragguard.formats import load_run_file
+    from ragguard.gitinfo import current_commit
+    from ragguard.labels import corpus_origins, unmatched_label_warning
     from ragguard.repeats import combine_repeats
+    from ragguard.scoring import score_run
 
     loaded = _load_testset(testset, beir, split)
     if beir is not None:  # a test set file always has a relevant label per answerable question
         from ragguard.formats.trec import no_relevant_warning
 
         _warn_if(no_relevant_warning(loaded))
-    from ragguard.formats import load_run_file
-
-    recorded_runs = [load_run_file(run) for run in runs]  # every file read before any judging
+    recorded_runs = [load_run_file(run) for run in runs]
     for recorded in recorded_runs:
         recorded.check_known(loaded.known_ids)
-    scored: list[Results] = []
-    judge: JudgeClient | None = None
-    for index, (run, recorded) in enumerate(zip(runs, recorded_runs, strict=True)):
-        if len(runs) > 1 and dry_run:
-            click.echo(f"{run}: ", nl=False)
-        check_labels = testset is not None and not index
-        one = _score_one_run(
-            loaded, run, recorded, specs, suite, dry_run, options, check_labels, judge
-        )
-        if one is None:
-            continue
-        results, judge = one
-        scored.append(results)
-    if judge is not None:
-        click.echo(judge.usage.line(), err=True)
-    if not scored:
-        return None
+    name = _suite_name(suite, loaded.source)
+    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
+    setups = None
+    if options is not None:
+        setups = _prepare_runs(loaded, runs, recorded_runs, specs, options, origins, dry_run)
+        if setups is None:
+            return None
+    if testset:  # written by people; imported qrels routinely judge documents never retrieved
+        texts = setups[0].corpus if setups is not None else None
+        corpus_ids = frozenset(texts) if texts is not None else None
+        _warn_if(unmatched_label_warning(loaded, recorded_runs[0].records, origins, corpus_ids))
+    if setups is None:
+        scored = [
+            score_run(loaded, run.records, specs, suite=name, git=current_commit(), origins=origins)
+            for run in recorded_runs
+        ]
+    else:
+        from ragguard.config import min_coverage_of
+
+        assert options is not None
+        min_coverage = min_coverage_of(options["raw_config"], options["config_source"])
+        judge = setups[0].judge  # one client: its usage counts every run
+        scored = [
+            score_run(
+                loaded,
+                run.records,
+                specs,
+                suite=name,
+                git=current_commit(),
+                config=setup.fingerprint,
+                origins=origins,
+                min_coverage=min_coverage,
+                **{**setup.score_kwargs(), "judge": judge},
+            )
+            for run, setup in zip(recorded_runs, setups, strict=True)
+        ]
+        if judge:
+            click.echo(judge.usage.line(), err=True)
     if len(scored) > 1:
-        total = sum(len(run_results.questions) for run_results in scored)
         click.echo(
             f"ragguard: {len(scored)} runs of {len(loaded.questions)} questions scored as "
-            f"repeats ({total} answers)",
+            f"repeats ({len(scored) * len(loaded.questions)} answers)",
             err=True,
         )
     return combine_repeats(scored)
 
 
-def _score_one_run(
+def _prepare_runs(
     loaded: TestSet,
-    run: Path,
-    recorded: Run,
+    runs: tuple[Path, ...],
+    recorded_runs: list[Run],
     specs: tuple[MetricSpec, ...],
-    suite: str | None,
+    options: dict[str, Any],
+    origins: Any,
     dry_run: bool,
-    options: dict[str, Any] | None,
-    check_labels: bool,
-    judge: JudgeClient | None,
-) -> tuple[Results, JudgeClient | None] | None:
-    """One recorded run scored; ``judge``: the client of an earlier run of the same test set
-    (shared, so its usage counts every run), returned with the results."""
-    from ragguard.gitinfo import current_commit
-    from ragguard.scoring import score_run
+) -> list[GenerationSetup] | None:
+    """Each run's generation setup (the corpus read once); ``None`` after a dry run's plans
+    are printed. Several runs: ``judge.max_calls`` holds over all of them."""
+    from ragguard.judge.setup import check_repeats_budget, prepare_generation, progress_printer
+    from ragguard.runs import corpus_texts
 
-    name = _suite_name(suite, loaded.source)
-    from ragguard.labels import corpus_origins, unmatched_label_warning
-
-    generation = None
-    origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
-    if options is not None:
-        from ragguard.judge.setup import prepare_generation, progress_printer
-        from ragguard.runs import corpus_texts
-
-        if origins is not None:  # the corpus is read once
-            options = {**options, "corpus": corpus_texts(origins)}
-        generation = prepare_generation(
+    if origins is not None:  # the corpus is read once
+        options = {**options, "corpus": corpus_texts(origins)}
+    setups: list[GenerationSetup] = []
+    for run, recorded in zip(runs, recorded_runs, strict=True):
+        setup = prepare_generation(
             specs,
             loaded,
             recorded.records,
@@ -452,33 +467,15 @@ def _score_one_run(
             progress=progress_printer(lambda line: click.echo(line, err=True)),
             **options,
         )
-        if dry_run:
-            click.echo(generation.dry_run_text(), nl=False)
-            return None
-    if check_labels:  # written by people; imported qrels routinely judge documents never retrieved
-        texts = generation.corpus if generation is not None else None
-        corpus_ids = frozenset(texts) if texts is not None else None
-        _warn_if(unmatched_label_warning(loaded, recorded.records, origins, corpus_ids))
-    if generation is None:
-        results = score_run(
-            loaded, recorded.records, specs, suite=name, git=current_commit(), origins=origins
-        )
-        return results, None
-    from ragguard.config import min_coverage_of
-
-    shared = judge or generation.judge
-    results = score_run(
-        loaded,
-        recorded.records,
-        specs,
-        suite=name,
-        git=current_commit(),
-        config=generation.fingerprint,
-        origins=origins,
-        min_coverage=min_coverage_of(options["raw_config"], options["config_source"]),
-        **{**generation.score_kwargs(), "judge": shared},
-    )
-    return results, shared
+        options = {**options, "corpus": setup.corpus}
+        setups.append(setup)
+    if dry_run:
+        for run, setup in zip(runs, setups, strict=True):
+            click.echo((f"{run}: " if len(runs) > 1 else "") + setup.dry_run_text(), nl=False)
+        return None
+    if len(setups) > 1:
+        check_repeats_budget(setups[0], [item for setup in setups for item in setup.items])
+    return setups
 
 
 @cli.command()

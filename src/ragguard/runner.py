@@ -27,12 +27,10 @@ import click
 from ragguard import interrupts
 from ragguard.config import Config, RunSettings
 from ragguard.deadlines import Deadlines, GivenUp, InPlaceAdapter
-from ragguard.errors import InputError
 from ragguard.failures import NOT_RUN, failure_lines, group_failures
 from ragguard.judge.settings import generation_settings_of
-from ragguard.judge.setup import GenerationSetup, generation_setup
+from ragguard.judge.setup import GenerationSetup, check_repeats_budget, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
-from ragguard.metrics.judging import JudgeItem
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.repeats import combine_repeats
 from ragguard.results import Results
@@ -849,7 +847,7 @@ def score_suite_run(
 
     A repeated run is scored pass by pass, as one run is, and the passes are combined
     (:func:`ragguard.repeats.combine_repeats`). Every pass is checked (and its judge calls
-    counted against ``judge.max_calls``, :func:`_check_judge_budget`) before any is judged.
+    counted against ``judge.max_calls``, :func:`check_repeats_budget`) before any is judged.
     The passes share the first pass's judge client, so the setup returned counts the judge
     calls of every pass; an answer given again is judged from the reply cache.
     """
@@ -871,7 +869,7 @@ def score_suite_run(
         setups.append(setup)
     first = setups[0]
     if len(setups) > 1:
-        _check_judge_budget(first, [item for setup in setups for item in setup.items])
+        check_repeats_budget(first, [item for setup in setups for item in setup.items])
     scored: list[Results] = []
     warned: set[str] = set()
     for records, setup in zip(suite_run.outcome.passes, setups, strict=True):
@@ -896,27 +894,6 @@ def score_suite_run(
     if suite_run.shard is not None:
         results = mark_shard(results, suite_run.shard)
     return results, first
-
-
-def _check_judge_budget(first: GenerationSetup, items: Sequence[JudgeItem]) -> None:
-    """``judge.max_calls`` over all the passes of a repeated run, before any is judged.
-
-    An answer given in several passes is one call (the later ones are answered from the
-    reply cache), so the plan counts each distinct request once.
-    """
-    judge_settings = first.settings.judge
-    if first.judge is None or judge_settings is None or judge_settings.max_calls is None:
-        return
-    plan = first.judge.plan(list(dict.fromkeys(items)))
-    if plan.calls > judge_settings.max_calls:
-        raise InputError(
-            judge_settings.source,
-            f"this run needs {plan.calls} judge calls over its {len(items)} answers in all "
-            f"passes ({plan.cached} distinct answers cached), more than max_calls = "
-            f"{judge_settings.max_calls}; raise judge.max_calls, lower repeat or score fewer "
-            "questions",
-            key="judge.max_calls",
-        )
 
 
 def results_settings(identity: dict[str, Any]) -> dict[str, Any]:
