@@ -403,7 +403,8 @@ def _score_records(
     if testset:  # written by people; imported qrels routinely judge documents never retrieved
         texts = setups[0].corpus if setups is not None else None
         corpus_ids = frozenset(texts) if texts is not None else None
-        _warn_if(unmatched_label_warning(loaded, recorded_runs[0].records, origins, corpus_ids))
+        first, *later = (run.records for run in recorded_runs)
+        _warn_if(unmatched_label_warning(loaded, first, origins, corpus_ids, later_passes=later))
     if setups is None:
         scored = [
             score_run(loaded, run.records, specs, suite=name, git=current_commit(), origins=origins)

@@ -870,14 +870,15 @@ def score_suite_run(
     first = setups[0]
     if len(setups) > 1:
         check_repeats_budget(first, [item for setup in setups for item in setup.items])
+    corpus_ids = frozenset(first.corpus) if first.corpus is not None else None
+    first_pass, *later_passes = suite_run.outcome.passes
+    warning = unmatched_label_warning(
+        suite_run.testset, first_pass, origins, corpus_ids, later_passes=later_passes
+    )
+    if warning and warn is not None:
+        warn(warning)
     scored: list[Results] = []
-    warned: set[str] = set()
     for records, setup in zip(suite_run.outcome.passes, setups, strict=True):
-        corpus_ids = frozenset(setup.corpus) if setup.corpus is not None else None
-        warning = unmatched_label_warning(suite_run.testset, records, origins, corpus_ids)
-        if warning and warn is not None and warning not in warned:
-            warned.add(warning)
-            warn(warning)
         results = score_run(
             suite_run.testset,
             records,

@@ -104,6 +104,7 @@ def test_repeat_3_asks_each_question_3_times_writes_each_pass_and_combines_them(
     )
     assert "and 2 more (results.run.2.jsonl to results.run.3.jsonl)" in result.stdout
     assert "ragguard: error: q1 (pass 1): RuntimeError: cold cache" in result.stderr
+    assert "match no chunk" not in result.stderr  # c2 was retrieved in pass 2
     cost = [line for line in result.stderr.splitlines() if "system calls" in line]
     assert len(cost) == 1
     assert cost[0].startswith(
