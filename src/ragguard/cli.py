@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
-    from ragguard.runs import Run
+    from ragguard.runs import Chunk, Run
     from ragguard.testset import TestSet
 
 # Each command imports what it needs when it runs: `ragguard --help` and `--version` load
@@ -447,7 +447,7 @@ def _prepare_runs(
     recorded_runs: list[Run],
     specs: tuple[MetricSpec, ...],
     options: dict[str, Any],
-    origins: Any,
+    origins: Mapping[str, Chunk] | None,
     dry_run: bool,
 ) -> list[GenerationSetup] | None:
     """Each run's generation setup (the corpus read once); ``None`` after a dry run's plans

@@ -852,7 +852,9 @@ def score_suite_run(
     calls of every pass; an answer given again is judged from the reply cache.
     """
     origins = corpus_origins(suite_run.testset, config.metrics, config.corpus)
-    corpus: Any = config.corpus if origins is None else corpus_texts(origins)  # read once
+    corpus: Mapping[str, str] | Path | None = config.corpus  # read once, by the first pass
+    if origins is not None:
+        corpus = corpus_texts(origins)
     setups: list[GenerationSetup] = []
     for records in suite_run.outcome.passes:
         answered = {qid: record for qid, record in records.items() if not record.error}
