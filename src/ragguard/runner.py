@@ -398,8 +398,8 @@ def _run_batch(
             failure.append(exc)
 
     worker = threading.Thread(target=work, name="ragguard-batch", daemon=True)
-    worker.start()
-    try:
+    try:  # a Ctrl-C while the batch starts is an interrupt too
+        worker.start()
         while worker.is_alive() or not arrived.empty():
             if early_stop is not None and early_stop.due(done):
                 for question in questions:  # the first record of a question wins
@@ -412,7 +412,8 @@ def _run_batch(
         stop.set()
         done.freeze()
         interrupts.kill_children()
-        worker.join(timeout=5)
+        if worker.is_alive():
+            worker.join(timeout=5)
         return True
     if failure:
         message = f"the system failed: {_describe(failure[0])}"
