@@ -422,3 +422,31 @@ def test_a_fresh_run_drops_an_earlier_runs_later_passes_once_it_starts_writing(
     seen = (tmp_path / "seen.log").read_text().splitlines()
     assert seen[:2] == ["q0 True", "q1 False"]  # gone once pass 1's first record was written
     assert "old" not in (tmp_path / "results.run.2.jsonl").read_text()
+
+
+BATCH = """\
+import json, pathlib, sys
+
+with open(pathlib.Path(__file__).parent / "starts.log", "a") as log:
+    log.write("start\\n")
+for line in sys.stdin:
+    question = json.loads(line)
+    number = question["id"][1:]
+    print(json.dumps({"id": question["id"], "retrieved": ["c" + number]}), flush=True)
+"""
+
+
+def test_a_batch_command_is_started_once_per_pass(tmp_path: Path, ragguard_cli) -> None:
+    write_suite(tmp_path, "unused", repeat="2")
+    (tmp_path / "batch.py").write_text(BATCH)
+    config = tmp_path / "ragguard.yml"
+    system = f"  command: [{json.dumps(sys.executable)}, batch.py]\n  mode: batch\n"
+    config.write_text(config.read_text().replace("  python: unused:answer\n", system))
+    result = ragguard_cli("run", "-c", config, "--out", tmp_path / "results.json")
+
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "starts.log").read_text().split() == ["start", "start"]
+    for name in ("results.run.jsonl", "results.run.2.jsonl"):
+        assert [r["id"] for r in records(tmp_path / name)] == ["q0", "q1", "q2", "q3"]
+    results = load_results(tmp_path / "results.json")
+    assert {len(q.repeats) for q in results.questions} == {2}
