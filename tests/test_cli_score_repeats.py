@@ -46,8 +46,8 @@ def test_several_runs_are_scored_as_repeats(write, ragguard_cli, tmp_path: Path)
     assert q1.metrics["hit_rate@1"] == pytest.approx(1 / 3)
     assert q0.metrics["hit_rate@1"] == 1.0
     assert [run.status for run in q2.repeats] == ["ok", "ok", "missing"]
-    assert q2.metrics["hit_rate@1"] == pytest.approx(0.5)  # over the runs that answered it
-    assert results.summary["hit_rate@1"].value == pytest.approx((1 + 1 / 3 + 0.5) / 3)
+    assert q2.metrics["hit_rate@1"] == pytest.approx(1 / 3)  # the missing answer counts 0
+    assert results.summary["hit_rate@1"].value == pytest.approx((1 + 1 / 3 + 1 / 3) / 3)
 
 
 def test_one_run_has_no_repeats(write, ragguard_cli, tmp_path: Path) -> None:

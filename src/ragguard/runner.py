@@ -77,7 +77,7 @@ Sleep = Callable[[float], object]
 class RunOutcome:
     """The records of a run (in test-set order) and whether it may be trusted.
 
-    With ``run.repeat`` N the test set is asked N times: ``records`` holds the first pass
+    With ``system.repeat`` N the test set is asked N times: ``records`` holds the first pass
     and ``later_passes`` the others (a pass not started, after Ctrl-C, is absent). The
     error rate and the early stop are then over all N x ``total`` calls.
     """
@@ -717,7 +717,7 @@ def run_config(
     ``shard``, only that shard's questions are run. With ``only``, just those questions
     are run (a recheck of newly failing questions).
 
-    With ``run.repeat`` N the questions are asked N times, pass after pass
+    With ``system.repeat`` N the questions are asked N times, pass after pass
     (:func:`run_passes`); ``done[i]`` holds pass ``i``'s records from a resumed run (not
     asked again) and ``on_record(i, record)`` gets each new record of pass ``i`` (from 0).
     """
