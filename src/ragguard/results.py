@@ -58,7 +58,7 @@ class SentenceVerdict:
 
 @dataclass(frozen=True, slots=True)
 class RepeatRun:
-    """One of the runs of a question asked several times (``run.repeat``, repeats.py)."""
+    """One of the runs of a question asked several times (``system.repeat``, repeats.py)."""
 
     status: str
     metrics: dict[str, float]
@@ -91,7 +91,7 @@ class QuestionResult:
     evidence: dict[str, int] = field(default_factory=dict)
     judgments: dict[str, int] = field(default_factory=dict)
     usage: Usage | None = None  # what the system reported this answer cost (usage.py)
-    # Asked several times (``run.repeat``): each run; the fields above combine them
+    # Asked several times (``system.repeat``): each run; the fields above combine them
     # (repeats.py). Empty for a question asked once.
     repeats: tuple[RepeatRun, ...] = ()
 
