@@ -66,7 +66,6 @@ PLAIN_KEYS = (
     "latency_ms",
     "error",
 )
-_SENTENCES = PLAIN_KEYS.index("sentences")
 _STR, _BOOL, _INT, _FLOAT = {str}, {bool}, {int}, {float}
 _TEXT = {str, type(None)}
 _DICT, _LIST = {dict}, {list}
