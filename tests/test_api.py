@@ -76,6 +76,15 @@ def test_run_runs_the_suite_like_ragguard_run(tmp_path: Path) -> None:
     assert "faithfulness" in ran.summary
 
 
+def test_run_takes_repeat_as_the_cli_does(tmp_path: Path) -> None:
+    write_starter_suite(tmp_path / "ragguard.yml", workflows_dir=None)
+    ran = api.run(tmp_path / "ragguard.yml", repeat=2)
+    assert {len(question.repeats) for question in ran.questions} == {2}
+    assert ran.summary["hit_rate@1"].value == 1.0
+    with pytest.raises(InputError, match=r"repeat: expected a whole number .* found 0"):
+        api.run(tmp_path / "ragguard.yml", repeat=0)
+
+
 def test_load_reads_results_and_stored_baselines(tmp_path: Path) -> None:
     from ragguard.github.databranch import baseline_document, encode_document
 

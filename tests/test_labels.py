@@ -39,6 +39,18 @@ def test_labels_found_in_the_corpus_or_of_failed_questions_are_not_named() -> No
     assert unmatched_label_warning(testset, records, corpus_ids=frozenset({"a"})) is None
 
 
+def test_with_repeats_a_label_retrieved_in_any_pass_matches() -> None:
+    testset = TestSet((Question("q1", "?", {"a": 1}), Question("q2", "?", {"b": 1})))
+    first = {"q1": RunRecord("q1", (Chunk("x"),)), "q2": RunRecord("q2", (), error="boom")}
+    second = {"q1": RunRecord("q1", (Chunk("a"),)), "q2": RunRecord("q2", (Chunk("y"),))}
+    warning = unmatched_label_warning(testset, first, later_passes=[second])
+    # q1's label was retrieved in pass 2; q2 failed in pass 1 but answered in pass 2
+    assert warning is not None and warning.startswith("1 relevant label(s)")
+    assert "chunk 'b' (question 'q2')" in warning
+    assert unmatched_label_warning(testset, first) is not None  # pass 1 alone: 'a' unmatched
+    assert "'a'" in unmatched_label_warning(testset, first)
+
+
 def _write(folder: Path, name: str, text: str) -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")

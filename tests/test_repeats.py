@@ -84,11 +84,13 @@ def test_the_worst_run_is_the_one_shown_so_a_hallucination_in_any_run_is_seen() 
     assert [s.supported for s in combined.sentences] == [False, True]
 
 
-def test_a_run_that_failed_is_kept_but_not_averaged_in() -> None:
-    combined = combine_question([_question(hit=1.0), _question(status="error", latency=None)])
+def test_a_failed_run_counts_its_retrieval_zeros_so_crashing_cannot_raise_a_score() -> None:
+    failed = replace(_question(status="error", latency=None), metrics={"hit_rate@3": 0.0})
+    combined = combine_question([_question(hit=1.0), failed, failed])
     assert combined.status == "ok"
-    assert combined.metrics["hit_rate@3"] == 1.0
-    assert [run.status for run in combined.repeats] == ["ok", "error"]
+    assert combined.metrics["hit_rate@3"] == pytest.approx(1 / 3)
+    assert combined.metrics["faithfulness"] == 1.0  # judged in the one run that answered
+    assert [run.status for run in combined.repeats] == ["ok", "error", "error"]
     assert combined.repeats[1].error == "timed out after 30s"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import FrozenInstanceError, fields, replace
+from itertools import repeat
+from typing import Any
 
 import pytest
 
@@ -17,6 +19,7 @@ from ragguard.results import (
     SentenceVerdict,
     load_results,
     question_result,
+    question_results,
     results_from_dict,
     write_results,
 )
@@ -328,3 +331,21 @@ def test_question_result_builds_what_the_frozen_dataclass_builds():
         built.id = "changed"  # type: ignore[misc]
     with pytest.raises(KeyError):
         question_result(**{name: v for name, v in values.items() if name != "error"})
+
+
+def test_question_results_builds_column_by_column_what_the_dataclass_builds():
+    """The block reader's constructor: a column (or a repeated value) per field, every field
+    given; each question equal to the dataclass's, frozen, with its own values."""
+    questions = RESULTS.questions
+    columns: dict[str, Any] = {
+        f.name: [getattr(q, f.name) for q in questions] for f in fields(QuestionResult)
+    }
+    columns["usage"] = repeat(None)
+    built = question_results(columns, len(questions))
+    assert built == list(questions) and all(type(q) is QuestionResult for q in built)
+    with pytest.raises(FrozenInstanceError):
+        built[0].id = "changed"  # type: ignore[misc]
+    fresh = question_results({**columns, "evidence": map(dict, repeat(()))}, 2)
+    assert fresh[0].evidence == {} and fresh[0].evidence is not fresh[1].evidence
+    with pytest.raises(KeyError):
+        question_results({n: c for n, c in columns.items() if n != "error"}, len(questions))

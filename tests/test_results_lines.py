@@ -4,6 +4,7 @@ errors as parsing the file whole, the ids split only when used."""
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 import random
 from dataclasses import replace
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from ragguard import results_lines
 from ragguard.baselines import load_baseline
 from ragguard.errors import InputError
 from ragguard.results import (
@@ -21,7 +23,7 @@ from ragguard.results import (
     results_from_dict,
     write_results,
 )
-from ragguard.results_lines import LazyIds, read_written_results
+from ragguard.results_lines import PLAIN_KEYS, LazyIds, read_written_results
 from ragguard.usage import Usage
 from test_results import RESULTS
 
@@ -147,6 +149,14 @@ EDITS = [
     ("unclosed-head", lambda t: t.replace('"critical": true', '"critical": {"x": true', 1)),
     ("duplicate-id", lambda t: t.replace('"id": "q1"', '"id": "q0"', 1)),
     ("bad-status", lambda t: t.replace('"status": "ok"', '"status": "fine"', 1)),
+    ("status-a-list", lambda t: t.replace('"status": "ok"', '"status": ["ok"]', 1)),
+    (
+        "metrics-a-list",
+        lambda t: t.replace('"metrics": {"mrr": 0.6666666666666666}', '"metrics": [0.5]', 1),
+    ),
+    ("tags-an-object", lambda t: t.replace('"tags": []', '"tags": {}', 1)),
+    ("sentences-an-object", lambda t: t.replace('"sentences": []', '"sentences": {}', 1)),
+    ("grade-true", lambda t: t.replace('"relevant": {}', '"relevant": {"x": true}', 1)),
     ("schema", lambda t: t.replace("ragguard.results/1", "ragguard.results/9", 1)),
     ("questions-in-header", lambda t: t.replace('"suite"', '"questions": [], "suite"', 1)),
     ("empty-line-between", lambda t: t.replace("},\n  {", "},\n\n  {", 1)),
@@ -198,3 +208,101 @@ def test_a_question_line_of_the_checking_reader_keeps_its_ids(tmp_path: Path) ->
     assert loaded is not None
     assert loaded.questions[0].sentences == RESULTS.questions[0].sentences
     assert loaded.questions[0].retrieved == ("error-codes", "rate-limits")
+
+
+def test_the_plain_keys_are_the_writers_keys_in_its_order(tmp_path: Path) -> None:
+    """A question without verdicts, labels of evidence, usage or repeats is read in bulk
+    only while its line holds exactly PLAIN_KEYS (then ``retrieved``): a field added to
+    the writer must be added to the bulk reader, or such files take the slow way."""
+    path = write_results(replace(VARIED, questions=VARIED.questions[:1]), tmp_path / "r.json")
+    head = _question_line(path.read_text(encoding="utf-8"), 0).strip().rstrip(",")
+    assert tuple(json.loads(head)) == (*PLAIN_KEYS, "retrieved")
+
+
+def _mixed(count: int) -> Results:
+    """Plain questions with labels, a colon or a non-ASCII character in their text, and
+    every seventh question with verdicts (read one by one)."""
+    plain = replace(
+        RESULTS.questions[1], status="ok", metrics={"mrr": 0.5, "hit_rate@3": 1.0}, error=None
+    )
+    verdicts = RESULTS.questions[0]
+    questions = []
+    for i in range(count):
+        base = verdicts if i % 7 == 3 else plain
+        questions.append(
+            replace(
+                base,
+                id=f"q{i}",
+                question=["plain", "Note: a colon", "ünïcode — ✓"][i % 3],
+                retrieved=tuple(f"d{i}-{k}" for k in range(i % 5)),
+                relevant={f"d{i}-0": 2, f"d{i}-9": 0} if i % 2 else {},
+                tags=("t",) if i % 4 == 0 else (),
+                latency_ms=None if i % 3 else float(i),
+            )
+        )
+    return replace(RESULTS, questions=tuple(questions))
+
+
+@pytest.mark.parametrize("block_bytes", [1, 97, 1000, 1 << 20])
+def test_a_file_read_in_many_blocks_is_read_fast_and_equal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int
+) -> None:
+    """Blocks cut anywhere (in a line, in a UTF-8 character), plain questions read in bulk
+    next to ones read one by one: the same results as the writer's and the whole parse."""
+    monkeypatch.setattr(results_lines, "BLOCK_BYTES", block_bytes)
+    results = _mixed(60)
+    path = write_results(results, tmp_path / "results.json")
+    fast = read_written_results(path)
+    assert fast is not None
+    assert fast == results == _full_read(path)
+    kinds = [type(q.retrieved).__name__ for q in fast.questions[:3]]
+    assert kinds == ["tuple", "LazyIds", "LazyIds"]  # no ids: [] is decoded
+    assert all(type(q.metrics) is dict and type(q.relevant) is dict for q in fast.questions)
+
+
+def test_plain_questions_after_blocks_of_verdicts_read_as_parsing_it_whole_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a block whose questions were mostly not plain, the next is parsed by the
+    strict decoder (a guess of speed): a repeated key is refused there as anywhere."""
+    monkeypatch.setattr(results_lines, "BLOCK_BYTES", 2000)
+    verdicts = [replace(RESULTS.questions[0], id=f"v{i}") for i in range(12)]
+    plain = [replace(q, id=f"p{i}") for i, q in enumerate(_mixed(12).questions) if i % 7 != 3]
+    results = replace(RESULTS, questions=(*verdicts, *plain))
+    path = write_results(results, tmp_path / "results.json")
+    assert read_written_results(path) == results
+    text = path.read_text(encoding="utf-8")
+    last = _question_line(text, len(results.questions) - 1)
+    repeated = last.replace('"mrr": 0.5', '"mrr": 0.5, "mrr": 0.25', 1)
+    assert repeated != last
+    path.write_text(text.replace(last, repeated), encoding="utf-8")
+    assert read_written_results(path) is None
+    assert _loaded(path) == _full_read(path)
+    assert "duplicate key 'mrr'" in str(_loaded(path))
+
+
+LABELLED = _mixed(6)
+# Edits of a plain question with labels: a repeated key where the bulk reader parses
+# without the strict decoder's check (with and without a colon in the question's text).
+REPEATS = [
+    ("metric", 1, '"mrr": 0.5', '"mrr": 0.5, "mrr": 0.25'),
+    ("label", 1, '"d1-0": 2', '"d1-0": 2, "d1-0": 1'),
+    ("label-colon-text", 5, '"d5-0": 2', '"d5-0": 2, "d5-0": 1'),
+    ("question-key", 2, '"status": "ok"', '"status": "ok", "status": "ok"'),
+    ("key-for-a-colon", 4, '"error": null', '"error": null, "x": "a: b"'),
+    ("colon-key", 1, '"error": null', '"error": null, ":": 1'),
+]
+
+
+@pytest.mark.parametrize(
+    ("index", "old", "new"), [r[1:] for r in REPEATS], ids=[r[0] for r in REPEATS]
+)
+def test_a_repeated_key_in_a_plain_question_reads_as_parsing_it_whole_does(
+    tmp_path: Path, index: int, old: str, new: str
+) -> None:
+    text = write_results(LABELLED, tmp_path / "r.json").read_text(encoding="utf-8")
+    line = _question_line(text, index)
+    assert old in line
+    path = tmp_path / "edited.json"
+    path.write_text(text.replace(line, line.replace(old, new, 1)), encoding="utf-8")
+    assert _loaded(path) == _full_read(path)

@@ -80,13 +80,18 @@ def score(
     )
 
 
-def run(config: PathLike = DEFAULT_CONFIG, *, log: PathLike | None = None) -> Results:
+def run(
+    config: PathLike = DEFAULT_CONFIG, *, log: PathLike | None = None, repeat: int | None = None
+) -> Results:
     """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
-    run records are not written; the system's stderr goes to ``log`` when given)."""
-    from ragguard.config import load_config
+    run records are not written; the system's stderr goes to ``log`` when given). ``repeat``
+    overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times."""
+    from ragguard.config import REPEAT_EXPECTED, is_whole_repeat, load_config, with_repeat
     from ragguard.runner import LineLog, run_config, score_suite_run
 
-    loaded = load_config(config)
+    if repeat is not None and not is_whole_repeat(repeat):
+        raise InputError("repeat", f"{REPEAT_EXPECTED}, found {repeat!r}")
+    loaded = with_repeat(load_config(config), repeat)
     line_log = LineLog(Path(log)) if log is not None else None
     try:
         suite_run = run_config(loaded, log=line_log or (lambda line: None))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +20,10 @@ from ragguard.errors import InputError
 
 if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
+    from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
     from ragguard.results import QuestionResult, Results
+    from ragguard.runs import Chunk, Run
     from ragguard.testset import TestSet
 
 # Each command imports what it needs when it runs: `ragguard --help` and `--version` load
@@ -162,6 +164,23 @@ def config_option(
     )
 
 
+def _check_repeat(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
+    from ragguard.config import REPEAT_EXPECTED, is_whole_repeat
+
+    if value is not None and not is_whole_repeat(value):
+        raise click.BadParameter(f"{REPEAT_EXPECTED}, found {value}")
+    return value
+
+
+repeat_option = click.option(
+    "--repeat",
+    type=int,
+    callback=_check_repeat,
+    metavar="N",
+    help="Ask every question N times (1-20); overrides system.repeat in the config.",
+)
+
+
 @click.group(cls=RagguardGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ragguard")
 def cli() -> None:
@@ -203,7 +222,8 @@ def _check_sources(
     "--run",
     "run",
     type=click.Path(path_type=Path),
-    help="Recorded run (JSON Lines, or a TREC run).",
+    multiple=True,
+    help="Recorded run (JSON Lines, or a TREC run); give it again for each repeat of the run.",
 )
 @click.option("--qrels", type=click.Path(path_type=Path), help="TREC qrels, instead of --testset.")
 @click.option("--trec-run", type=click.Path(path_type=Path), help="TREC run file, with --qrels.")
@@ -223,7 +243,7 @@ def _check_sources(
 @click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
 def score(
     testset: Path | None,
-    run: Path | None,
+    run: tuple[Path, ...],
     qrels: Path | None,
     trec_run: Path | None,
     beir: Path | None,
@@ -236,9 +256,13 @@ def score(
     use_judge: bool,
     dry_run: bool,
 ) -> None:
-    """Score a recorded run against a test set and print the table."""
+    """Score a recorded run against a test set and print the table.
+
+    Several --run files are repeats of one run: each is scored, and they are combined into
+    one result with every question's runs (docs/formats.md, "Repeats").
+    """
     specs = parse_metrics_option(metrics)
-    _check_sources(testset, run, qrels, trec_run, beir)
+    _check_sources(testset, run[0] if run else None, qrels, trec_run, beir)
     options = None
     if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
         from ragguard.judge.setup import load_generation_config
@@ -343,7 +367,7 @@ def _load_testset(testset: Path | None, beir: Path | None, split: str | None) ->
 
 def _score_records(
     testset: Path | None,
-    run: Path | None,
+    runs: tuple[Path, ...],
     beir: Path | None,
     split: str | None,
     specs: tuple[MetricSpec, ...],
@@ -351,30 +375,91 @@ def _score_records(
     dry_run: bool,
     options: dict[str, Any] | None,
 ) -> Results | None:
-    """A test set (or BEIR folder) and a recorded run: retrieval and generation metrics."""
+    """A test set (or BEIR folder) and one or more recorded runs: retrieval and generation
+    metrics. Several runs are repeats of one run: every file is read and checked (and the
+    judge's budget over all of them) before anything is judged; each is scored alone, through
+    one judge client, and they are combined (``repeats.combine_repeats``)."""
     from ragguard.formats import load_run_file
     from ragguard.gitinfo import current_commit
+    from ragguard.labels import corpus_origins, unmatched_label_warning
+    from ragguard.repeats import combine_repeats
     from ragguard.scoring import score_run
 
     loaded = _load_testset(testset, beir, split)
-    recorded = load_run_file(run)  # type: ignore[arg-type]
-    recorded.check_known(loaded.known_ids)
     if beir is not None:  # a test set file always has a relevant label per answerable question
         from ragguard.formats.trec import no_relevant_warning
 
         _warn_if(no_relevant_warning(loaded))
+    recorded_runs = [load_run_file(run) for run in runs]
+    for recorded in recorded_runs:
+        recorded.check_known(loaded.known_ids)
     name = _suite_name(suite, loaded.source)
-    from ragguard.labels import corpus_origins, unmatched_label_warning
-
-    generation = None
     origins = corpus_origins(loaded, specs, options["corpus"] if options else None)
+    setups = None
     if options is not None:
-        from ragguard.judge.setup import prepare_generation, progress_printer
-        from ragguard.runs import corpus_texts
+        setups = _prepare_runs(loaded, runs, recorded_runs, specs, options, origins, dry_run)
+        if setups is None:
+            return None
+    if testset:  # written by people; imported qrels routinely judge documents never retrieved
+        texts = setups[0].corpus if setups is not None else None
+        corpus_ids = frozenset(texts) if texts is not None else None
+        first, *later = (run.records for run in recorded_runs)
+        _warn_if(unmatched_label_warning(loaded, first, origins, corpus_ids, later_passes=later))
+    if setups is None:
+        scored = [
+            score_run(loaded, run.records, specs, suite=name, git=current_commit(), origins=origins)
+            for run in recorded_runs
+        ]
+    else:
+        from ragguard.config import min_coverage_of
 
-        if origins is not None:  # the corpus is read once
-            options = {**options, "corpus": corpus_texts(origins)}
-        generation = prepare_generation(
+        assert options is not None
+        min_coverage = min_coverage_of(options["raw_config"], options["config_source"])
+        judge = setups[0].judge  # one client: its usage counts every run
+        scored = [
+            score_run(
+                loaded,
+                run.records,
+                specs,
+                suite=name,
+                git=current_commit(),
+                config=setup.fingerprint,
+                origins=origins,
+                min_coverage=min_coverage,
+                **{**setup.score_kwargs(), "judge": judge},
+            )
+            for run, setup in zip(recorded_runs, setups, strict=True)
+        ]
+        if judge:
+            click.echo(judge.usage.line(), err=True)
+    if len(scored) > 1:
+        click.echo(
+            f"ragguard: {len(scored)} runs of {len(loaded.questions)} questions scored as "
+            f"repeats ({len(scored) * len(loaded.questions)} answers)",
+            err=True,
+        )
+    return combine_repeats(scored)
+
+
+def _prepare_runs(
+    loaded: TestSet,
+    runs: tuple[Path, ...],
+    recorded_runs: list[Run],
+    specs: tuple[MetricSpec, ...],
+    options: dict[str, Any],
+    origins: Mapping[str, Chunk] | None,
+    dry_run: bool,
+) -> list[GenerationSetup] | None:
+    """Each run's generation setup (the corpus read once); ``None`` after a dry run's plans
+    are printed. Several runs: ``judge.max_calls`` holds over all of them."""
+    from ragguard.judge.setup import check_repeats_budget, prepare_generation, progress_printer
+    from ragguard.runs import corpus_texts
+
+    if origins is not None:  # the corpus is read once
+        options = {**options, "corpus": corpus_texts(origins)}
+    setups: list[GenerationSetup] = []
+    for run, recorded in zip(runs, recorded_runs, strict=True):
+        setup = prepare_generation(
             specs,
             loaded,
             recorded.records,
@@ -383,33 +468,15 @@ def _score_records(
             progress=progress_printer(lambda line: click.echo(line, err=True)),
             **options,
         )
-        if dry_run:
-            click.echo(generation.dry_run_text(), nl=False)
-            return None
-    if testset:  # written by people; imported qrels routinely judge documents never retrieved
-        texts = generation.corpus if generation is not None else None
-        corpus_ids = frozenset(texts) if texts is not None else None
-        _warn_if(unmatched_label_warning(loaded, recorded.records, origins, corpus_ids))
-    if generation is None:
-        return score_run(
-            loaded, recorded.records, specs, suite=name, git=current_commit(), origins=origins
-        )
-    from ragguard.config import min_coverage_of
-
-    results = score_run(
-        loaded,
-        recorded.records,
-        specs,
-        suite=name,
-        git=current_commit(),
-        config=generation.fingerprint,
-        origins=origins,
-        min_coverage=min_coverage_of(options["raw_config"], options["config_source"]),
-        **generation.score_kwargs(),
-    )
-    if generation.judge:
-        click.echo(generation.judge.usage.line(), err=True)
-    return results
+        options = {**options, "corpus": setup.corpus}
+        setups.append(setup)
+    if dry_run:
+        for run, setup in zip(runs, setups, strict=True):
+            click.echo((f"{run}: " if len(runs) > 1 else "") + setup.dry_run_text(), nl=False)
+        return None
+    if len(setups) > 1:
+        check_repeats_budget(setups[0], [item for setup in setups for item in setup.items])
+    return setups
 
 
 @cli.command()
@@ -597,59 +664,95 @@ def init(
     is_flag=True,
     help="Continue an unfinished run: keep the answered questions in the run records file.",
 )
+@repeat_option
 def run_command(
-    config_path: Path, out: Path, cache_dir: Path | None, shard_text: str | None, resume: bool
+    config_path: Path,
+    out: Path,
+    cache_dir: Path | None,
+    shard_text: str | None,
+    resume: bool,
+    repeat: int | None,
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
-    from ragguard.config import load_config
+    import time
+
+    from ragguard.config import MAX_REPEAT, load_config, with_repeat
     from ragguard.files import check_writable
     from ragguard.gitinfo import current_commit
-    from ragguard.journal import RecordJournal, read_journal, records_to_keep, write_records
+    from ragguard.journal import (
+        PassJournals,
+        pass_records_path,
+        read_journal,
+        records_to_keep,
+        remove_stale_passes,
+        write_records,
+    )
     from ragguard.render import terminal_report
     from ragguard.results import write_results
-    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
+    from ragguard.runner import (
+        LineLog,
+        cost_line,
+        end_log_with_failures,
+        run_config,
+        score_suite_run,
+    )
     from ragguard.runs import RunRecord
     from ragguard.shards import parse_shard, select_shard
     from ragguard.testset import load_testset
 
+    started = time.monotonic()
     shard = parse_shard(shard_text) if shard_text else None
-    config = load_config(config_path)
+    config = with_repeat(load_config(config_path), repeat)
+    passes = config.system.run.repeat
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     records_path = out.with_name(stem + ".run.jsonl")
-    for path in (out, records_path):  # before the system is asked anything
+    paths = [pass_records_path(records_path, index) for index in range(passes)]
+    for path in (out, *paths):  # before the system is asked anything
         check_writable(path)
-    done: dict[str, RunRecord] = {}
+    done: list[dict[str, RunRecord]] = []
     if resume:
         testset = load_testset(config.testset)
         asked = select_shard(testset, shard).testset if shard else testset
-        done = records_to_keep(read_journal(records_path), (q.id for q in asked), records_path)
-        click.echo(f"resuming: {len(done)} of {len(asked)} questions already done", err=True)
-    journal = RecordJournal(records_path, append=resume)
+        ids = [q.id for q in asked.questions]
+        done = [records_to_keep(read_journal(path), ids, path) for path in paths]
+        kept = sum(len(records) for records in done)
+        what = "questions" if passes == 1 else f"calls ({len(ids)} questions x {passes} passes)"
+        click.echo(f"resuming: {kept} of {len(ids) * passes} {what} already done", err=True)
+    journals = PassJournals(records_path, passes, append=resume, most=MAX_REPEAT)
     log = LineLog(out.with_name(stem + ".log"))
     try:
-        suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journal)
-        end_log_with_failures(log, suite_run.outcome)
+        suite_run = run_config(config, log=log, shard=shard, done=done, on_record=journals)
+        failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
-        journal.close()
+        journals.close()
     outcome = suite_run.outcome
     if outcome.stopped_early:
         click.echo(f"ragguard: {outcome.stopped_early_line()}", err=True)
-    write_records(records_path, outcome.records.values())
+    for path, records in zip(paths, outcome.passes, strict=False):
+        write_records(path, records.values())
+    remove_stale_passes(records_path, passes, MAX_REPEAT)
     results, generation = score_suite_run(
         config, suite_run, git=current_commit(), cache_dir=cache_dir, warn=_warn
     )
     write_results(results, out)
     if generation.judge:
         click.echo(generation.judge.usage.line(), err=True)
+    if passes > 1:  # a call failed in one pass is not in the table of the combined result
+        for line in failures:
+            click.echo(f"ragguard: {line}", err=True)
+        usage = generation.judge.usage if generation.judge else None
+        elapsed = time.monotonic() - started
+        click.echo(f"ragguard: {cost_line(outcome, usage, elapsed)}", err=True)
     click.echo(terminal_report(results))
     click.echo(outcome.verdict_line())
     written = f"results written to {out}, run records to {records_path}"
+    if passes > 1:
+        written += f" and {passes - 1} more ({paths[1].name}"
+        written += f" to {paths[-1].name})" if passes > 2 else ")"
     click.echo(written + (f", system log to {log.path}" if log.written else ""))
     if outcome.interrupted:
-        click.echo(
-            f"interrupted: {len(outcome.records)} of {outcome.total} questions done", err=True
-        )
+        click.echo(f"interrupted: {outcome.done} of {outcome.calls} {outcome.unit} done", err=True)
         raise SystemExit(interrupts.exit_code())
     if outcome.verdict != "ok":
         raise SystemExit(EXIT_RUN_ERROR)
@@ -1060,13 +1163,14 @@ def import_command(
 
 
 @cli.command("ci")
-def ci_command() -> None:
+@repeat_option
+def ci_command(repeat: int | None) -> None:
     """Run inside GitHub Actions (action.yml calls it): evaluate, compare, comment, gate.
 
     Reads GitHub's environment and the action's inputs (RAGGUARD_* variables, see
     docs/action.md). Exit 0 pass, 1 the gate failed, 2 bad input, 3 could not evaluate.
     """
-    _run_ci(mode=None)
+    _run_ci(mode=None, repeat=repeat)
 
 
 @cli.command("publish")
@@ -1079,7 +1183,7 @@ def publish_command() -> None:
     _run_ci(mode="publish")
 
 
-def _run_ci(mode: str | None) -> None:
+def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     import dataclasses
     import functools
     import os
@@ -1094,10 +1198,15 @@ def _run_ci(mode: str | None) -> None:
         mask_secrets(ci_secrets(os.environ, settings.github.token, settings.config), click.echo)
     if mode is not None:
         settings = dataclasses.replace(settings, mode=mode)
+    if repeat is not None:  # --repeat over the action's repeat input
+        settings = dataclasses.replace(settings, repeat=repeat)
     collaborators = Collaborators(
         github=GitHubClient(settings.github),
         evaluate=functools.partial(
-            evaluate_config, cache_dir=settings.cache_dir, shard=settings.shard
+            evaluate_config,
+            cache_dir=settings.cache_dir,
+            shard=settings.shard,
+            summary_file=settings.summary_file,
         ),
         commit_time=git_commit_time,
         evaluate_only=lambda config, git, out, ids: evaluate_config(

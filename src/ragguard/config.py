@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ MAPPING_SECTIONS = ("gate", "judge", "baseline", "comment")
 METHOD_SECTIONS = ("faithfulness", "answer_relevance", "abstention")
 
 ADAPTER_KINDS = ("python", "command", "http", "recorded")
-RUN_KEYS = ("concurrency", "timeout", "retries", "max_error_rate")
+RUN_KEYS = ("concurrency", "timeout", "retries", "max_error_rate", "repeat")
 ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     "python": (),
     "command": ("mode", "env"),
@@ -69,6 +69,8 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
 DEFAULT_MAX_ERROR_RATE = 0.05
 MAX_CONCURRENCY = 256
+DEFAULT_REPEAT = 1
+MAX_REPEAT = 20
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min)?\s*$")
 _UNIT_SECONDS = {None: 1.0, "s": 1.0, "ms": 0.001, "m": 60.0, "min": 60.0}
@@ -76,12 +78,14 @@ _UNIT_SECONDS = {None: 1.0, "s": 1.0, "ms": 0.001, "m": 60.0, "min": 60.0}
 
 @dataclass(frozen=True, slots=True)
 class RunSettings:
-    """How the runner drives the system: parallel questions, time limit, retries."""
+    """How the runner drives the system: parallel questions, time limit, retries, and how
+    many times the whole test set is asked (``repeat``, repeats.py)."""
 
     concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE
+    repeat: int = DEFAULT_REPEAT
 
 
 @dataclass(frozen=True)
@@ -338,9 +342,33 @@ def _run_settings(value: LineDict, where: Where) -> RunSettings:
             f"expected a duration such as 30s, 500ms or 2m (or seconds as a number), found {timeout!r}",
             "timeout",
         )
+    repeat = value.get("repeat", DEFAULT_REPEAT)
+    if not is_whole_repeat(repeat):
+        raise _system_error(where, f"{REPEAT_EXPECTED}, found {repeat!r}", "repeat")
     return RunSettings(
-        concurrency=concurrency, timeout=seconds, retries=retries, max_error_rate=float(rate)
+        concurrency=concurrency,
+        timeout=seconds,
+        retries=retries,
+        max_error_rate=float(rate),
+        repeat=repeat,
     )
+
+
+REPEAT_EXPECTED = f"expected a whole number of runs of the test set from 1 to {MAX_REPEAT}"
+
+
+def is_whole_repeat(value: Any) -> bool:
+    """True for a valid ``repeat``: a whole number from 1 to :data:`MAX_REPEAT`."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_REPEAT
+
+
+def with_repeat(config: Config, repeat: int | None) -> Config:
+    """The config with ``system.repeat`` set to ``repeat`` (``--repeat``, the action's
+    ``repeat`` input); unchanged when ``repeat`` is None."""
+    if repeat is None:
+        return config
+    run = replace(config.system.run, repeat=repeat)
+    return replace(config, system=replace(config.system, run=run))
 
 
 def parse_duration(value: Any) -> float | None:

@@ -93,3 +93,48 @@ def records_to_keep(
 def write_records(path: Path, records: Iterable[RunRecord]) -> None:
     """Replace the records file atomically with the final, ordered records."""
     write_report(path, dump_run(records))
+
+
+def pass_records_path(path: Path, index: int) -> Path:
+    """The records file of pass ``index`` (from 0) of a repeated run: the run's own file
+    for the first pass, a numbered sibling for each further one (``results.run.jsonl``,
+    ``results.run.2.jsonl``, ``results.run.3.jsonl`` ...)."""
+    if index == 0:
+        return path
+    stem, dot, ext = path.name.rpartition(".")
+    name = f"{stem}.{index + 1}.{ext}" if dot else f"{path.name}.{index + 1}"
+    return path.with_name(name)
+
+
+class PassJournals:
+    """The records files of a run's passes (``repeat: N``), each a :class:`RecordJournal`.
+
+    A fresh run (not ``--resume``) removes the files of passes 2 and later left by an
+    earlier run when its first record arrives (when pass 1's file is emptied), so a run
+    interrupted in pass 1 cannot later be resumed with an older run's passes.
+    """
+
+    def __init__(self, path: Path, repeat: int, *, append: bool, most: int) -> None:
+        self.path = path
+        self.most = most
+        self.journals = [
+            RecordJournal(pass_records_path(path, index), append=append) for index in range(repeat)
+        ]
+        self._fresh = not append
+
+    def __call__(self, index: int, record: RunRecord) -> None:
+        if self._fresh:
+            self._fresh = False
+            remove_stale_passes(self.path, 1, self.most)
+        self.journals[index](record)
+
+    def close(self) -> None:
+        for journal in self.journals:
+            journal.close()
+
+
+def remove_stale_passes(path: Path, repeat: int, most: int) -> None:
+    """Remove the records files of passes beyond ``repeat`` left by an earlier run with more
+    passes, so they cannot be taken for this run's."""
+    for index in range(repeat, most):
+        pass_records_path(path, index).unlink(missing_ok=True)

@@ -39,15 +39,23 @@ def unmatched_label_warning(
     records: Mapping[str, RunRecord],
     origins: Mapping[str, Chunk] | None = None,
     corpus_ids: frozenset[str] | None = None,
+    *,
+    later_passes: Sequence[Mapping[str, RunRecord]] = (),
 ) -> str | None:
     """One line naming the relevant chunk ids and evidence documents that appear in no
     retrieved list of the run and nowhere in the corpus, with their questions (those the
-    system answered); None when every label can match."""
-    chunk_ids, docs = _seen(records, origins, corpus_ids)
+    system answered); None when every label can match. With repeats, ``later_passes`` are
+    the other passes' records: a label retrieved in any pass matches."""
+    passes = (records, *later_passes)
+    chunk_ids, docs = set(), set()
+    for pass_records in passes:
+        seen_chunks, seen_docs = _seen(pass_records, origins, corpus_ids)
+        chunk_ids |= seen_chunks
+        docs |= seen_docs
     unmatched: list[str] = []
     for question in testset:
-        record = records.get(question.id)
-        if record is None or record.error:
+        answered = [p[question.id] for p in passes if question.id in p and not p[question.id].error]
+        if not answered:
             continue  # reported as missing or failed already
         for chunk_id, grade in question.relevant.items():
             if grade >= 1 and chunk_id not in chunk_ids:

@@ -1,4 +1,4 @@
-"""Repeats: every question asked N times (``run.repeat``), the N runs combined into one result.
+"""Repeats: every question asked N times (``system.repeat``), the N runs combined into one result.
 
 One run of a noisy system (sampling temperature, query rewriting, a rebuilt ANN index)
 decides a question by chance; N runs give each question a rate instead of a coin toss, and
@@ -7,10 +7,12 @@ the paired comparison then works on those rates (docs/compare.md, "Repeats").
 A combined question keeps every run (:class:`~ragguard.results.RepeatRun`: status, metric
 values, error, latency) and sets its own fields from them:
 
-- ``metrics``: each metric's mean over the runs that were evaluated and have it. For a 0/1
-  metric that is the share of runs that hit (``hallucination_free``: the share of answers
-  with no unsupported statement), so the comparison's paired test becomes the sign-flip
-  test on per-question rates.
+- ``metrics``: each metric's mean over the runs that have it. A run where the system failed
+  has its retrieval metrics at 0, as a question asked once does (scoring.py), so a question
+  cannot score better by crashing in some runs. For a 0/1 metric the mean is the share of
+  runs that hit (``hallucination_free``: the share of answers with no unsupported
+  statement), so the comparison's paired test becomes the sign-flip test on per-question
+  rates.
 - ``status``, ``error``, and what the comment and ``explain`` show (ranking, answer,
   sentence verdicts, usage): those of the *worst* evaluated run (most unsupported
   sentences, then the lowest mean of its metric values, then the earliest), so a
@@ -78,7 +80,7 @@ def combine_question(runs: Sequence[QuestionResult]) -> QuestionResult:
     latencies = [run.latency_ms for run in runs if run.latency_ms is not None]
     return replace(
         shown,
-        metrics=_mean_metrics(evaluated) if evaluated else dict(shown.metrics),
+        metrics=_mean_metrics(runs),
         latency_ms=mean(latencies) if latencies else None,
         repeats=tuple(as_run(run) for run in runs),
     )

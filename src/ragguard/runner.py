@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import count
 from pathlib import Path
 from queue import Empty, Queue
-from typing import IO, Any, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 import click
 
@@ -28,9 +29,10 @@ from ragguard.config import Config, RunSettings
 from ragguard.deadlines import Deadlines, GivenUp, InPlaceAdapter
 from ragguard.failures import NOT_RUN, failure_lines, group_failures
 from ragguard.judge.settings import generation_settings_of
-from ragguard.judge.setup import GenerationSetup, generation_setup
+from ragguard.judge.setup import GenerationSetup, check_repeats_budget, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
 from ragguard.metrics.settings import GenerationSettings
+from ragguard.repeats import combine_repeats
 from ragguard.results import Results
 from ragguard.runs import RunRecord, corpus_texts
 from ragguard.scoring import score_run
@@ -48,6 +50,9 @@ from ragguard.system.base import (
 from ragguard.system.recorded import RecordedAdapter
 from ragguard.testset import Question, TestSet, load_testset
 
+if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
+    from ragguard.judge.client import Usage as JudgeUsage
+
 VERDICT_OK = "ok"
 VERDICT_ERROR = "error"
 
@@ -58,19 +63,45 @@ TICK_SECONDS = 0.5
 LOG_EVERY_SECONDS = 10.0
 INTERRUPTED_MESSAGE = f"{NOT_RUN} the run was interrupted"
 
+RECORDED_REPEAT = (
+    "a recorded run gives the same answers every time, so asking it again measures nothing; "
+    "set repeat to 1, or score several recorded runs as repeats with "
+    "`ragguard score --run a.jsonl --run b.jsonl`"
+)
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], object]
 
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """The records of a run (in test-set order) and whether it may be trusted."""
+    """The records of a run (in test-set order) and whether it may be trusted.
+
+    With ``system.repeat`` N the test set is asked N times: ``records`` holds the first pass
+    and ``later_passes`` the others (a pass not started, after Ctrl-C, is absent). The
+    error rate and the early stop are then over all N x ``total`` calls.
+    """
 
     records: dict[str, RunRecord]
-    total: int
+    total: int  # questions in one pass
     max_error_rate: float
     interrupted: bool = False
     early_stop_message: str | None = None  # the run stopped early: the not-run questions' error
+    later_passes: tuple[dict[str, RunRecord], ...] = ()
+    repeat: int = 1
+
+    @property
+    def passes(self) -> tuple[dict[str, RunRecord], ...]:
+        return (self.records, *self.later_passes)
+
+    @property
+    def calls(self) -> int:
+        """The system calls the run was to make: every question once per pass."""
+        return self.total * self.repeat
+
+    @property
+    def unit(self) -> str:
+        return "questions" if self.repeat == 1 else "calls"
 
     @property
     def stopped_early(self) -> bool:
@@ -78,25 +109,32 @@ class RunOutcome:
 
     @property
     def not_run(self) -> int:
-        """The questions not run because the run stopped early."""
+        """The questions (calls, with repeats) not made because the run stopped early."""
         message = self.early_stop_message
-        return sum(1 for record in self.records.values() if message and record.error == message)
+        records = (record for records in self.passes for record in records.values())
+        return sum(1 for record in records if message and record.error == message)
 
     def stopped_early_line(self) -> str:
         failed = self.errors - self.not_run
+        not_made = "questions were not run" if self.repeat == 1 else "calls were not made"
         return (
-            f"stopped early: {failed} of {self.total} questions failed, more than "
-            f"max_error_rate {self.max_error_rate:.1%} allows, so the verdict is error whatever "
-            f"the rest does; {self.not_run} questions were not run (recorded as errors)"
+            f"stopped early: {failed} of {self.calls} {self.unit} failed{self._asked()}, more "
+            f"than max_error_rate {self.max_error_rate:.1%} allows, so the verdict is error "
+            f"whatever the rest does; {self.not_run} {not_made} (recorded as errors)"
         )
+
+    def _asked(self) -> str:
+        if self.repeat == 1:
+            return ""
+        return f" ({self.total} questions asked {self.repeat} times)"
 
     @property
     def errors(self) -> int:
-        return sum(1 for record in self.records.values() if record.error)
+        return sum(1 for records in self.passes for record in records.values() if record.error)
 
     @property
     def error_rate(self) -> float:
-        return self.errors / self.total if self.total else 0.0
+        return self.errors / self.calls if self.calls else 0.0
 
     @property
     def verdict(self) -> str:
@@ -104,11 +142,17 @@ class RunOutcome:
         return VERDICT_ERROR if self.error_rate > self.max_error_rate else VERDICT_OK
 
     def verdict_line(self) -> str:
-        share = f"{self.errors}/{self.total} questions failed ({self.error_rate:.1%})"
+        share = f"{self.errors}/{self.calls} {self.unit} failed ({self.error_rate:.1%})"
+        share += self._asked()
         limit = f"max_error_rate {self.max_error_rate:.1%}"
         if self.verdict == VERDICT_ERROR:
             return f"run verdict: error: {share}, above {limit}"
         return f"run verdict: ok: {share}, within {limit}"
+
+    @property
+    def done(self) -> int:
+        """The calls with a record (all of them unless interrupted)."""
+        return sum(len(records) for records in self.passes)
 
 
 def allowed_failures(total: int, max_error_rate: float) -> int:
@@ -122,10 +166,12 @@ def allowed_failures(total: int, max_error_rate: float) -> int:
     return allowed
 
 
-def stopped_early_message(failed: int, total: int, max_error_rate: float) -> str:
+def stopped_early_message(
+    failed: int, total: int, max_error_rate: float, unit: str = "questions"
+) -> str:
     """The error of a question not asked because the run's verdict was already certain."""
     return (
-        f"{NOT_RUN} the run stopped early after {failed} of {total} questions failed, "
+        f"{NOT_RUN} the run stopped early after {failed} of {total} {unit} failed, "
         f"more than max_error_rate {max_error_rate:.1%} allows"
     )
 
@@ -192,16 +238,17 @@ class EarlyStop:
 
 
 def early_stop_for(
-    total: int, max_error_rate: float, earlier_failures: int = 0
+    total: int, max_error_rate: float, earlier_failures: int = 0, unit: str = "questions"
 ) -> EarlyStop | None:
     """The early stop of a run of ``total`` questions (``earlier_failures`` of them failed in
-    an earlier, resumed part); ``None`` when no number of failures can exceed the rate."""
+    an earlier, resumed part, or an earlier pass); ``None`` when no number of failures can
+    exceed the rate."""
     allowed = allowed_failures(total, max_error_rate)
     if allowed >= total:
         return None
     failed = allowed + 1
     return EarlyStop(
-        allowed - earlier_failures, stopped_early_message(failed, total, max_error_rate)
+        allowed - earlier_failures, stopped_early_message(failed, total, max_error_rate, unit)
     )
 
 
@@ -286,11 +333,11 @@ def _run_pool(
         name = f"ragguard-question-{next(started)}"
         threading.Thread(target=work, name=name, daemon=True).start()
 
-    for _ in range(min(settings.concurrency, len(questions))):
-        start_worker()
     deadlines = ask.deadlines
     tick = TICK_SECONDS if deadlines is None else deadlines.check_every(TICK_SECONDS)
-    try:
+    try:  # a Ctrl-C while the workers start (the first answers may be in) is an interrupt too
+        for _ in range(min(settings.concurrency, len(questions))):
+            start_worker()
         while len(done) < len(questions) and not failures:
             if early_stop is not None and early_stop.due(done):
                 ask.not_run_message = early_stop.message
@@ -351,8 +398,8 @@ def _run_batch(
             failure.append(exc)
 
     worker = threading.Thread(target=work, name="ragguard-batch", daemon=True)
-    worker.start()
-    try:
+    try:  # a Ctrl-C while the batch starts is an interrupt too
+        worker.start()
         while worker.is_alive() or not arrived.empty():
             if early_stop is not None and early_stop.due(done):
                 for question in questions:  # the first record of a question wins
@@ -365,7 +412,8 @@ def _run_batch(
         stop.set()
         done.freeze()
         interrupts.kill_children()
-        worker.join(timeout=5)
+        if worker.is_alive():
+            worker.join(timeout=5)
         return True
     if failure:
         message = f"the system failed: {_describe(failure[0])}"
@@ -564,16 +612,45 @@ def make_progress(total: int, stream: IO[str] | None = None, concurrency: int = 
     return LogProgress(total, stream, concurrency=concurrency)
 
 
+def cost_line(outcome: RunOutcome, judge: JudgeUsage | None, seconds: float) -> str:
+    """What a repeated run cost: ``asked 40 questions 3 times: 120 system calls (3 failed),
+    45 judge calls (75 answered from the cache), 2m 10s`` (judge calls are requests, retries
+    and re-asks included)."""
+    made = outcome.done - outcome.not_run
+    calls = f"{made} system calls ({outcome.errors - outcome.not_run} failed"
+    calls += f", {outcome.not_run} not made)" if outcome.not_run else ")"
+    judged = "no judge calls"
+    if judge is not None:
+        judged = f"{judge.requests} judge calls ({judge.cached} answered from the cache)"
+    times = "once" if outcome.repeat == 1 else f"{outcome.repeat} times"
+    return f"asked {outcome.total} questions {times}: {calls}, {judged}, {_duration(seconds)}"
+
+
 def run_failure_lines(records: Iterable[RunRecord]) -> list[str]:
     """The failed questions of a run, grouped by error (:mod:`ragguard.failures`)."""
     failed = ((record.id, "error", record.error) for record in records if record.error)
     return failure_lines(group_failures(failed))
 
 
+def pass_failure_lines(outcome: RunOutcome) -> list[str]:
+    """The failed calls of every pass, grouped by error, each named ``q7 (pass 2)``."""
+    failed = (
+        (f"{record.id} (pass {index + 1})", "error", record.error)
+        for index, records in enumerate(outcome.passes)
+        for record in records.values()
+        if record.error
+    )
+    return failure_lines(group_failures(failed))
+
+
 def end_log_with_failures(log: LineLog, outcome: RunOutcome) -> list[str]:
-    """The run's grouped failure lines, also written at the end of the system log when the
-    system wrote to it (next to the stderr that explains them)."""
-    lines = run_failure_lines(outcome.records.values())
+    """The run's grouped failure lines (with repeats, of every pass), also written at the
+    end of the system log when the system wrote to it (next to the stderr that explains
+    them)."""
+    if outcome.repeat > 1:
+        lines = pass_failure_lines(outcome)
+    else:
+        lines = run_failure_lines(outcome.records.values())
     if log.written:
         for line in lines:
             log(line)
@@ -629,19 +706,23 @@ def run_config(
     progress_stream: IO[str] | None = None,
     log: Callable[[str], None],
     shard: Shard | None = None,
-    done: Mapping[str, RunRecord] | None = None,
-    on_record: Callable[[RunRecord], object] | None = None,
+    done: Sequence[Mapping[str, RunRecord]] = (),
+    on_record: Callable[[int, RunRecord], object] | None = None,
     only: frozenset[str] | None = None,
 ) -> SuiteRun:
     """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
 
     The generation settings are typed first (from the loaded config; the file is not read
     again), so that a config mistake there does not cost a run of the system. With
-    ``shard``, only that shard's questions are run; the questions in ``done`` (a resumed
-    run's earlier records) are not asked again, and their failures count towards the early
-    stop (:func:`early_stop_for`, over the whole test set or shard). With ``only``, just
-    those questions are run (a recheck of newly failing questions).
+    ``shard``, only that shard's questions are run. With ``only``, just those questions
+    are run (a recheck of newly failing questions).
+
+    With ``system.repeat`` N the questions are asked N times, pass after pass
+    (:func:`run_passes`); ``done[i]`` holds pass ``i``'s records from a resumed run (not
+    asked again) and ``on_record(i, record)`` gets each new record of pass ``i`` (from 0).
     """
+    if config.system.kind == "recorded" and config.system.run.repeat > 1:
+        raise config.system.error(RECORDED_REPEAT, "repeat")
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
@@ -651,23 +732,105 @@ def run_config(
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
         adapter.check_known(whole.questions)
-    earlier = dict(done or {})
-    todo = [question for question in testset.questions if question.id not in earlier]
-    settings = config.system.run
-    earlier_failures = sum(1 for record in earlier.values() if record.error)
+    outcome = run_passes(
+        adapter,
+        testset.questions,
+        config.system.run,
+        done=done,
+        on_record=on_record,
+        progress_stream=progress_stream,
+    )
+    return SuiteRun(testset, outcome, adapter.identity(), generation, selection)
+
+
+def run_passes(
+    adapter: Adapter | BatchAdapter,
+    questions: Sequence[Question],
+    settings: RunSettings,
+    *,
+    done: Sequence[Mapping[str, RunRecord]] = (),
+    on_record: Callable[[int, RunRecord], object] | None = None,
+    progress_stream: IO[str] | None = None,
+) -> RunOutcome:
+    """Ask every question ``settings.repeat`` times: one pass over the questions after
+    another, each through :func:`run_questions`.
+
+    The early stop is over all the passes' calls: the failures of earlier passes (and of a
+    resumed run's records in ``done``) count, and once the budget is spent the remaining
+    calls of every pass are recorded as not run without asking. Ctrl-C ends the run in the
+    pass it interrupts; later passes are not started.
+    """
+    repeat = settings.repeat
+    unit = "questions" if repeat == 1 else "calls"
+    kept = [dict(done[i]) if i < len(done) else {} for i in range(repeat)]
+    failures = sum(1 for records in kept for record in records.values() if record.error)
+    budget = early_stop_for(len(questions) * repeat, settings.max_error_rate, failures, unit)
+    message = budget.message if budget is not None else None
+    passes: list[dict[str, RunRecord]] = []
+    interrupted = stopped = False
+    for index in range(repeat):
+        todo = [question for question in questions if question.id not in kept[index]]
+        record_to: Callable[[RunRecord], object] | None = None
+        if on_record is not None:
+            record_to = partial(on_record, index)
+        if index and budget is not None and budget.budget < 0:
+            stopped = True  # the last pass's last answers spent the budget: ask no more
+        if stopped and message is not None:
+            fresh = {q.id: _not_asked(q.id, message, record_to) for q in todo}
+        else:
+            outcome = _run_pass(adapter, todo, settings, index, progress_stream, record_to, budget)
+            fresh, interrupted = outcome.records, outcome.interrupted
+            stopped = outcome.stopped_early
+        records = {**kept[index], **fresh}
+        passes.append({q.id: records[q.id] for q in questions if q.id in records})
+        if interrupted:
+            break
+        failures += sum(1 for record in fresh.values() if record.error)
+        if budget is not None and not stopped:
+            budget = early_stop_for(
+                len(questions) * repeat, settings.max_error_rate, failures, unit
+            )
+    return RunOutcome(
+        passes[0],
+        len(questions),
+        settings.max_error_rate,
+        interrupted,
+        message if stopped else None,
+        tuple(passes[1:]),
+        repeat,
+    )
+
+
+def _run_pass(
+    adapter: Adapter | BatchAdapter,
+    todo: Sequence[Question],
+    settings: RunSettings,
+    index: int,
+    progress_stream: IO[str] | None,
+    on_record: Callable[[RunRecord], object] | None,
+    early_stop: EarlyStop | None,
+) -> RunOutcome:
+    if settings.repeat > 1:
+        (progress_stream or sys.stderr).write(f"ragguard: pass {index + 1} of {settings.repeat}\n")
     concurrency = 1 if isinstance(adapter, BatchAdapter) else settings.concurrency
-    outcome = run_questions(
+    return run_questions(
         adapter,
         todo,
         settings,
         progress=make_progress(len(todo), progress_stream, min(concurrency, len(todo)) or 1),
         on_record=on_record,
-        early_stop=early_stop_for(len(testset), settings.max_error_rate, earlier_failures),
+        early_stop=early_stop,
     )
-    records = {**earlier, **outcome.records}
-    ordered = {q.id: records[q.id] for q in testset.questions if q.id in records}
-    combined = replace(outcome, records=ordered, total=len(testset))
-    return SuiteRun(testset, combined, adapter.identity(), generation, selection)
+
+
+def _not_asked(
+    question_id: str, message: str, on_record: Callable[[RunRecord], object] | None
+) -> RunRecord:
+    """A call not made because the run stopped early in an earlier pass (journalled too)."""
+    record = error_record(question_id, message)
+    if on_record is not None:
+        on_record(record)
+    return record
 
 
 def score_suite_run(
@@ -682,37 +845,59 @@ def score_suite_run(
     Only the questions the system answered are checked for what generation metrics need
     (answers, chunk text): a failed question is already an error, not bad input.
     ``warn`` gets the line naming labels that match no chunk (:mod:`ragguard.labels`).
+
+    A repeated run is scored pass by pass, as one run is, and the passes are combined
+    (:func:`ragguard.repeats.combine_repeats`). Every pass is checked (and its judge calls
+    counted against ``judge.max_calls``, :func:`check_repeats_budget`) before any is judged.
+    The passes share the first pass's judge client, so the setup returned counts the judge
+    calls of every pass; an answer given again is judged from the reply cache.
     """
-    records = suite_run.outcome.records
     origins = corpus_origins(suite_run.testset, config.metrics, config.corpus)
-    answered = {qid: record for qid, record in records.items() if not record.error}
-    setup = generation_setup(
-        suite_run.generation,
-        config.metrics,
-        suite_run.testset,
-        answered,
-        corpus=config.corpus if origins is None else corpus_texts(origins),  # read once
-        run_source="the system's output",
-        cache_dir=cache_dir,
+    corpus: Mapping[str, str] | Path | None = config.corpus  # read once, by the first pass
+    if origins is not None:
+        corpus = corpus_texts(origins)
+    setups: list[GenerationSetup] = []
+    for records in suite_run.outcome.passes:
+        answered = {qid: record for qid, record in records.items() if not record.error}
+        setup = generation_setup(
+            suite_run.generation,
+            config.metrics,
+            suite_run.testset,
+            answered,
+            corpus=corpus,
+            run_source="the system's output",
+            cache_dir=cache_dir,
+        )
+        corpus = setup.corpus  # loaded by the first pass
+        setups.append(setup)
+    first = setups[0]
+    if len(setups) > 1:
+        check_repeats_budget(first, [item for setup in setups for item in setup.items])
+    corpus_ids = frozenset(first.corpus) if first.corpus is not None else None
+    first_pass, *later_passes = suite_run.outcome.passes
+    warning = unmatched_label_warning(
+        suite_run.testset, first_pass, origins, corpus_ids, later_passes=later_passes
     )
-    corpus_ids = frozenset(setup.corpus) if setup.corpus is not None else None
-    warning = unmatched_label_warning(suite_run.testset, records, origins, corpus_ids)
     if warning and warn is not None:
         warn(warning)
-    results = score_run(
-        suite_run.testset,
-        records,
-        config.metrics,
-        suite=config.suite,
-        config={**results_settings(suite_run.identity), **setup.fingerprint},
-        git=git,
-        origins=origins,
-        min_coverage=config.min_coverage,
-        **setup.score_kwargs(),
-    )
+    scored: list[Results] = []
+    for records, setup in zip(suite_run.outcome.passes, setups, strict=True):
+        results = score_run(
+            suite_run.testset,
+            records,
+            config.metrics,
+            suite=config.suite,
+            config={**results_settings(suite_run.identity), **setup.fingerprint},
+            git=git,
+            origins=origins,
+            min_coverage=config.min_coverage,
+            **replace(setup, judge=first.judge).score_kwargs(),
+        )
+        scored.append(results)
+    results = combine_repeats(scored)
     if suite_run.shard is not None:
         results = mark_shard(results, suite_run.shard)
-    return results, setup
+    return results, first
 
 
 def results_settings(identity: dict[str, Any]) -> dict[str, Any]:

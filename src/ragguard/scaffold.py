@@ -61,6 +61,7 @@ system:
   timeout: 30s                     # per question (500ms, 30s, 2m)
   retries: 2                       # on connection errors, 429 and 5xx, with backoff
   max_error_rate: 0.05             # more failed questions than this: the run's verdict is error
+  # repeat: 3                     # ask every question 3 times (a noisy system): 3x the calls
 
 metrics:
   # Retrieval: needs the retrieved chunk ids and the test set's `relevant` labels.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragguard.errors import InputError
+from ragguard.repeats import run_count
 from ragguard.results import QuestionResult, Results, ShardInfo
 from ragguard.scoring import summarize
 from ragguard.testset import Question, TestSet
@@ -112,6 +113,7 @@ def _check_same_run(first_path: Path, first: Results, path: Path, part: Results)
         ("shard count", str(first.shard.count), str(part.shard.count)),
         ("test set size", str(first.shard.testset_size), str(part.shard.testset_size)),
         ("git commit", str(first.git.get("sha")), str(part.git.get("sha"))),
+        ("runs per question (system.repeat)", _repeat_of(first), _repeat_of(part)),
     )
     for what, expected, found in checks:
         if expected != found:
@@ -120,6 +122,11 @@ def _check_same_run(first_path: Path, first: Results, path: Path, part: Results)
                 f"{what} {found} differs from {first_path}'s {expected}; "
                 "merge only the parts of one run",
             )
+
+
+def _repeat_of(results: Results) -> str:
+    """How many times the part asked its questions (``system.repeat``; "1" when empty)."""
+    return str(run_count(results.questions[0])) if results.questions else "1"
 
 
 def _place_questions(parts: Sequence[tuple[Path, Results]]) -> list[QuestionResult]:

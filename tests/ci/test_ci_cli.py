@@ -10,10 +10,10 @@ from pathlib import Path
 from ci_fixtures import EVENTS
 
 
-def run_ci_command(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_ci_command(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RAGGUARD_"))}
     return subprocess.run(
-        [sys.executable, "-m", "ragguard", "ci"],
+        [sys.executable, "-m", "ragguard", "ci", *args],
         env={**keep, **env},
         cwd=cwd,
         capture_output=True,

@@ -70,7 +70,7 @@ from ragguard.compare import (
     compare,
     describe_age,
 )
-from ragguard.config import Config, load_config
+from ragguard.config import Config, load_config, with_repeat
 from ragguard.errors import InputError
 from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
@@ -165,7 +165,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     if activity.kind == ACCEPT:
         _refuse_shard_inputs(settings)
         return _accept(settings, collaborators, activity)
-    config = load_config(settings.config)
+    config = with_repeat(load_config(settings.config), settings.repeat)
     rules = gate_rules_of(config)
     opts = ci_options(settings, config)
     if not settings.parts:  # a broken test set is found before any request to GitHub
@@ -756,24 +756,38 @@ def evaluate_config(
     cache_dir: Path | None = None,
     shard: Shard | None = None,
     only: frozenset[str] | None = None,
+    summary_file: Path | None = None,
 ) -> Results:
     """Run the suite's system over its test set (or one shard of it, or ``only`` those
-    questions) and score it."""
-    from ragguard.runner import LineLog, end_log_with_failures, run_config, score_suite_run
+    questions) and score it. With ``system.repeat`` N, pass ``i``'s records go to
+    ``run.jsonl`` (the first) or ``run.<i>.jsonl``, and the run's cost goes to the job log
+    and the job summary (``summary_file``)."""
+    import time
+
+    from ragguard.journal import pass_records_path
+    from ragguard.runner import (
+        LineLog,
+        cost_line,
+        end_log_with_failures,
+        run_config,
+        score_suite_run,
+    )
     from ragguard.runs import dump_run
 
+    started = time.monotonic()
     log = LineLog(out / "system.log")
     try:
         suite_run = run_config(config, progress_stream=sys.stderr, log=log, shard=shard, only=only)
         failures = end_log_with_failures(log, suite_run.outcome)
     finally:
         log.close()
-    if suite_run.outcome.stopped_early:
-        print(f"ragguard: {suite_run.outcome.stopped_early_line()}", file=sys.stderr)
+    outcome = suite_run.outcome
+    if outcome.stopped_early:
+        print(f"ragguard: {outcome.stopped_early_line()}", file=sys.stderr)
     for line in failures:  # the job log names the failed questions, grouped by error
         print(f"ragguard: {line}", file=sys.stderr)
-    records = suite_run.outcome.records.values()
-    write_report(out / "run.jsonl", dump_run(records))
+    for index, records in enumerate(outcome.passes):
+        write_report(pass_records_path(out / "run.jsonl", index), dump_run(records.values()))
     results, generation = score_suite_run(
         config,
         suite_run,
@@ -783,6 +797,11 @@ def evaluate_config(
     )
     if generation.judge:  # the judge's calls and tokens, as `ragguard run` prints them
         print(f"ragguard: {generation.judge.usage.line()}", file=sys.stderr)
+    if outcome.repeat > 1:
+        usage = generation.judge.usage if generation.judge else None
+        cost = cost_line(outcome, usage, time.monotonic() - started)
+        print(f"ragguard: {cost}", file=sys.stderr)
+        append_summary(summary_file, f"ragguard {config.suite}: {cost}\n")
     return results
 
 

@@ -2,7 +2,8 @@
 again through the same system adapter and decide the verdict with the tallies.
 
 Each rerun's records and results are written under ``<results dir>/rechecks/<i>/`` before
-anything is sent to GitHub. A recorded system cannot be asked again: its questions are
+anything is sent to GitHub. A rerun asks each question once, whatever ``system.repeat``
+says: the tally counts each rerun as one run of the question. A recorded system cannot be asked again: its questions are
 not rechecked and the gate decides as without rechecks (the log says so).
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from ragguard.compare.model import Comparison
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.config import Config
+from ragguard.config import Config, with_repeat
 from ragguard.render.text import printable
 from ragguard.results import Results, write_results
 
@@ -61,6 +62,6 @@ def _rerun(
     ids: tuple[str, ...],
 ) -> Results:
     where.mkdir(parents=True, exist_ok=True)
-    results = evaluate_only(config, git, where, frozenset(ids))
+    results = evaluate_only(with_repeat(config, 1), git, where, frozenset(ids))
     write_results(results, where / "results.json")
     return results

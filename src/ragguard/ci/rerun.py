@@ -52,14 +52,16 @@ def rerun_in_worktree(
             log(f"ragguard: no baseline rerun: git worktree failed: {added.stderr.strip()}")
             return None
         try:
-            return _run_there(tree / relative, commit, out, log)
+            return _run_there(tree / relative, commit, out, log, config.system.run.repeat)
         finally:
             _git("worktree", "remove", "--force", str(tree), cwd=top)
 
 
 def _run_there(
-    config_path: Path, commit: str, out: Path, log: Callable[[str], None]
+    config_path: Path, commit: str, out: Path, log: Callable[[str], None], repeat: int = 1
 ) -> Results | None:
+    """`ragguard run` at the merge base; with ``repeat`` over 1 (the head's), the merge base
+    is asked as many times, so both sides of the comparison are per-question rates."""
     if not config_path.exists():
         log(f"ragguard: no baseline rerun: {commit[:12]} has no {config_path.name} there")
         return None
@@ -75,6 +77,7 @@ def _run_there(
             str(config_path),
             "--out",
             str(results_path),
+            *(["--repeat", str(repeat)] if repeat > 1 else []),
         ],
         cwd=config_path.parent,
         env={k: v for k, v in os.environ.items() if k not in ("GITHUB_SHA", "GITHUB_REF")},

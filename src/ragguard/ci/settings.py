@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ragguard.config import REPEAT_EXPECTED, is_whole_repeat
 from ragguard.errors import InputError
 from ragguard.files import check_writable
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
@@ -38,6 +39,7 @@ INPUT_VARIABLES = {
     "cache-dir": "RAGGUARD_CACHE_DIR",
     "shard": "RAGGUARD_SHARD",
     "parts": "RAGGUARD_PARTS",
+    "repeat": "RAGGUARD_REPEAT",
 }
 
 
@@ -62,6 +64,7 @@ class CiSettings:
     parts: str | None = None  # the final job: merge these shard results instead of running
     output_file: Path | None = None
     summary_file: Path | None = None
+    repeat: int | None = None  # None: system.repeat in ragguard.yml (default 1)
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -107,6 +110,17 @@ def _parts(env: Mapping[str, str]) -> str | None:
             "not both",
         )
     return value or None
+
+
+def _repeat(env: Mapping[str, str]) -> int | None:
+    """The ``repeat`` input: how many times each question is asked (system.repeat)."""
+    value = _input(env, "repeat")
+    if not value:
+        return None
+    number = ascii_int(value)
+    if number is None or not is_whole_repeat(number):
+        raise InputError("input repeat", f"{REPEAT_EXPECTED}, found {value!r}")
+    return number
 
 
 def _path(value: str) -> Path | None:
@@ -155,6 +169,7 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
         cache_dir=_folder(env, "cache-dir"),
         shard=_shard(env),
         parts=_parts(env),
+        repeat=_repeat(env),
         output_file=_path(env.get("GITHUB_OUTPUT", "")),
         summary_file=_path(env.get("GITHUB_STEP_SUMMARY", "")),
     )

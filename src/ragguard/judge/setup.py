@@ -159,6 +159,28 @@ def generation_setup(
     return GenerationSetup(settings, corpus_map, items, judge, plan, settings.fingerprint(names))
 
 
+def check_repeats_budget(first: GenerationSetup, items: Sequence[JudgeItem]) -> None:
+    """``judge.max_calls`` over all the runs of a repeated run (``items``: every run's), before
+    any is judged; ``first`` is the first run's setup, whose client judges them all.
+
+    An answer given in several runs is one call (the later ones are answered from the reply
+    cache), so the plan counts each distinct item once.
+    """
+    judge_settings = first.settings.judge
+    if first.judge is None or judge_settings is None or judge_settings.max_calls is None:
+        return
+    plan = first.judge.plan(list(dict.fromkeys(items)))
+    if plan.calls > judge_settings.max_calls:
+        raise InputError(
+            judge_settings.source,
+            f"this run needs {plan.calls} judge calls over its {len(items)} answers in all "
+            f"passes ({plan.cached} distinct answers cached), more than max_calls = "
+            f"{judge_settings.max_calls}; raise judge.max_calls, lower repeat or score fewer "
+            "questions",
+            key="judge.max_calls",
+        )
+
+
 def _check_answers(records: Mapping[str, RunRecord], source: str) -> None:
     answered = [record for record in records.values() if not record.error]
     if answered and all(record.answer is None for record in answered):
