@@ -1,5 +1,9 @@
 """The fast reader of results files in the writer's layout: the same results and the same
-errors as parsing the file whole, the ids split only when used."""
+errors as parsing the file whole, the ids split only when used.
+
+It reads files without a columns block (written before it, or edited since: the columns
+reader, tests/test_results_columns.py, declines those), so the files here are written
+without one; the edits are also tried on files with one."""
 
 from __future__ import annotations
 
@@ -21,11 +25,24 @@ from ragguard.results import (
     load_results,
     read_json_file,
     results_from_dict,
-    write_results,
 )
+from ragguard.results import write_results as write_with_columns
 from ragguard.results_lines import PLAIN_KEYS, LazyIds, read_written_results
 from ragguard.usage import Usage
 from test_results import RESULTS
+
+
+def without_columns(text: str) -> str:
+    """The text as ragguard wrote it before the columns block (results_columns.py)."""
+    end = text.rfind('\n ],\n "columns": ')
+    return text if end < 0 else text[:end] + "\n ]\n}\n"
+
+
+def write_results(results: Results, path: Path) -> Path:
+    """The file in the writer's layout without a columns block: what the line reader reads."""
+    text = write_with_columns(results, path).read_text(encoding="utf-8")
+    path.write_text(without_columns(text), encoding="utf-8", newline="")
+    return path
 
 
 def _full_read(path: Path) -> Results | str:
@@ -112,8 +129,9 @@ def test_a_loaded_file_written_again_gives_the_same_bytes(tmp_path: Path) -> Non
     assert first.read_bytes() == second.read_bytes()
 
 
-def _written(tmp_path: Path) -> str:
-    return write_results(VARIED, tmp_path / "written.json").read_text(encoding="utf-8")
+def _written(tmp_path: Path, columns: bool = False) -> str:
+    write = write_with_columns if columns else write_results
+    return write(VARIED, tmp_path / "written.json").read_text(encoding="utf-8")
 
 
 def _question_line(text: str, index: int) -> str:
@@ -163,18 +181,22 @@ EDITS = [
 ]
 
 
+@pytest.mark.parametrize("columns", [False, True], ids=["lines", "with-columns"])
 @pytest.mark.parametrize("edit", [edit for _, edit in EDITS], ids=[name for name, _ in EDITS])
-def test_any_other_text_reads_as_parsing_it_whole_does(tmp_path: Path, edit) -> None:
-    text = edit(_written(tmp_path))
+def test_any_other_text_reads_as_parsing_it_whole_does(tmp_path: Path, edit, columns: bool) -> None:
+    text = edit(_written(tmp_path, columns))
     path = tmp_path / "edited.json"
     path.write_text(text, encoding="utf-8", newline="")
     assert _loaded(path) == _full_read(path)
 
 
-def test_random_one_character_edits_read_as_parsing_it_whole_does(tmp_path: Path) -> None:
-    """A character deleted, doubled or replaced anywhere (seeded): the fast reader never
-    accepts what the full reader refuses, nor reads it differently."""
-    text = _written(tmp_path)
+@pytest.mark.parametrize("columns", [False, True], ids=["lines", "with-columns"])
+def test_random_one_character_edits_read_as_parsing_it_whole_does(
+    tmp_path: Path, columns: bool
+) -> None:
+    """A character deleted, doubled or replaced anywhere (seeded): the fast readers never
+    accept what the full reader refuses, nor read it differently."""
+    text = _written(tmp_path, columns)
     rng = random.Random(20261203)
     path = tmp_path / "edited.json"
     fast_taken = 0

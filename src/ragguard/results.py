@@ -11,6 +11,7 @@ import json
 import math
 import re
 import sys
+import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
@@ -190,12 +191,37 @@ class Results:
         millions of small strings). NaN raises ValueError.
         """
         header = json.dumps(self._header(), ensure_ascii=False, indent=1, allow_nan=False)
-        yield header[: -len("\n}")] + ',\n "questions": ['
-        separator = "\n  "
-        for question in self.questions:
-            yield separator + _question_json(question)
-            separator = ",\n  "
-        yield "\n ]\n}\n"
+        yield header[: -len("\n}")] + ',\n "questions": [\n'
+        if not self.questions:
+            yield " ]\n}\n"
+            return
+        yield from _lines_and_columns(self.questions)
+
+
+def _lines_and_columns(questions: Sequence[QuestionResult]) -> Iterator[str]:
+    """The question lines, then their columns block and its check (results_columns.py):
+    a CRC-32 of the bytes from the first line to the block's end."""
+    from ragguard.results_columns import CHECK_FORMAT, COLUMNS_KEY, columns_of
+
+    check, line_bytes, separator = 0, [], "  "
+    for question in questions:
+        line = _question_json(question)
+        encoded = line.encode()
+        line_bytes.append(len(encoded))
+        check = zlib.crc32(encoded, zlib.crc32(separator.encode(), check))
+        yield separator + line
+        separator = ",\n  "
+    block = (
+        "\n ]"
+        + COLUMNS_KEY
+        + json.dumps(
+            columns_of(questions, line_bytes),
+            ensure_ascii=False,
+            allow_nan=False,
+            separators=(",", ":"),
+        )
+    )
+    yield block + CHECK_FORMAT.format(zlib.crc32(block.encode(), check))
 
 
 _QUESTION_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
@@ -410,13 +436,17 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 def results_from_dict(data: Any, source: str | Path = "results") -> Results:
     """Rebuild :class:`Results` from its JSON form, refusing unknown schema versions."""
 
+    from ragguard.results_columns import check_columns
+
     def questions(read: FieldReader) -> tuple[QuestionResult, ...]:
         return tuple(
             question_from_dict(read, entry, index)
             for index, entry in enumerate(read.get(data, "questions", list, ""))
         )
 
-    return results_from_header(data, questions, source)
+    results = results_from_header(data, questions, source)
+    check_columns(results, data, source)
+    return results
 
 
 def results_from_header(

@@ -141,7 +141,12 @@ class LazyIds(Sequence[str]):
 
 
 def read_written_results(path: Path) -> Results | None:
-    """The results file when it is in the writer's layout and valid, else None."""
+    """The results file when it is in the writer's layout and valid, else None: read from
+    its columns block when it has one that holds (``results_columns``), else line by line."""
+    from ragguard.results_columns import read_columns_results
+
+    if (columns := read_columns_results(path)) is not None:
+        return columns
     try:
         with path.open("rb") as file:
             header = _header(file)
