@@ -228,6 +228,7 @@ def _without_hallucination_free(path, out):
     """The results file as a ragguard from before hallucination_free was scored wrote it."""
     data = json.loads(path.read_text(encoding="utf-8"))
     data["metrics"].remove("hallucination_free")
+    del data["columns"], data["columns_check"]  # that ragguard wrote no columns block
     del data["summary"]["hallucination_free"]
     for question in data["questions"]:
         question["metrics"].pop("hallucination_free", None)

@@ -137,6 +137,9 @@ def _comparable(path: Path, folder: Path, module: str) -> dict:
     data = json.loads(path.read_text().replace(str(folder), "X").replace(module, "M"))
     data.pop("created_at", None)
     data["config"].pop("fingerprint")  # a hash of the settings, which hold the module name
+    data.pop("columns_check")  # of the lines, latencies included
+    data["columns"].pop("latency_ms")
+    data["columns"].pop("line_bytes")  # a latency's digits count
     for question in data["questions"]:
         question.pop("latency_ms", None)
     data["summary"].pop("latency_p50", None)
