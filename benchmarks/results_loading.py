@@ -6,19 +6,22 @@ values and 5 graded labels a question; the second file ranks a third of its ques
 differently) are written by ragguard's own writer. Each reader runs in its own process,
 ``--repeat`` times, interleaved:
 
-- ``ragguard``: this tree's ``load_results`` and ``load_baseline`` (the line reader of the
-  writer's layout, ids split on first use);
-- ``whole-parse``: this tree's parse of the whole file (``read_json_file`` and
-  ``results_from_dict``), what any other layout of the same JSON gets;
+- ``ragguard``: this tree's ``load_results`` and ``load_baseline`` on the files as this tree
+  writes them (read from their columns block, each question's line parsed on first use);
+- ``ragguard-lines``: the same on the same files without their columns block, as ragguard
+  wrote them before it (the line reader: each line's head parsed, ids split on first use);
+- ``whole-parse``: this tree's parse of the whole file without the block (``read_json_file``
+  and ``results_from_dict``), what any other layout of the same JSON gets;
 - ``ragguard-before`` (with ``--before-src``): another tree's ``load_results`` and
-  ``load_baseline``, e.g. ``git archive main src | tar -x -C /tmp/before``;
-- ``layout-floor``: what the writer's layout costs any reader built on json's C decoder:
-  read, decode and split the file, cut each question line's head and parse it, nothing
-  checked, nothing built (not a reader: a floor to compare with).
+  ``load_baseline`` on the files without the block, e.g. ``git archive main src | tar -x -C
+  /tmp/before``;
+- ``layout-floor``: what the line layout costs any reader built on json's C decoder that
+  parses each question's line: read, decode and split the file, cut each line's head and
+  parse it, nothing checked, nothing built (not a reader: a floor to compare with).
 
 Wall and CPU time (of that process) around the two loads; best and median; the target is
-both files in under 5 s. Before anything is printed, both files loaded by the line reader
-are checked equal to the whole-file parse, every id compared.
+both files in under 5 s. Before anything is printed, both files loaded from their block and
+by the line reader are checked equal to the whole-file parse, every field and id compared.
 
     python benchmarks/results_loading.py                       # 100,000 x 100
     python benchmarks/results_loading.py --questions 10000 --before-src /tmp/before/src
@@ -95,7 +98,7 @@ elif reader == "layout-floor":
         return load_floor(path)
 
     load_head = load_base = load
-else:
+else:  # ragguard, ragguard-lines (the same code on files without the block), ragguard-before
     from ragguard.baselines import load_baseline
     from ragguard.results import load_results
 
@@ -139,13 +142,22 @@ def results(questions: int, docs: int, variant: int) -> Results:
     )
 
 
-def check_equal(path: Path) -> int:
-    """The line reader against the whole-file parse, every field and id; returns the ids."""
-    fast = load_results(path)
-    whole = results_from_dict(read_json_file(path, "results file"), path)
-    if fast != whole:
-        sys.exit(f"FAIL: {path}: the line reader and the whole parse differ")
-    return sum(len(q.retrieved) for q in fast.questions)
+def without_block(path: Path) -> Path:
+    """A copy of the file without its columns block, as ragguard wrote it before the block."""
+    text = path.read_text(encoding="utf-8")
+    copied = path.with_name(f"lines-{path.name}")
+    copied.write_text(text[: text.rindex('\n ],\n "columns": ')] + "\n ]\n}\n", encoding="utf-8")
+    return copied
+
+
+def check_equal(path: Path, lines: Path) -> int:
+    """The block reader and the line reader against the whole-file parse, every field and
+    id; returns the ids."""
+    whole = results_from_dict(read_json_file(lines, "results file"), lines)
+    for reader, loaded in (("block", load_results(path)), ("line", load_results(lines))):
+        if loaded != whole:
+            sys.exit(f"FAIL: {path}: the {reader} reader and the whole parse differ")
+    return sum(len(q.retrieved) for q in whole.questions)
 
 
 def timed(reader: str, paths: Sequence[Path], before: Path | None) -> dict[str, float]:
@@ -166,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before-src", type=Path)
     args = parser.parse_args(argv)
-    readers = ["ragguard", "whole-parse", "layout-floor"]
+    readers = ["ragguard", "ragguard-lines", "whole-parse", "layout-floor"]
     readers += ["ragguard-before"] if args.before_src else []
     print(environment())
     with tempfile.TemporaryDirectory() as name:
@@ -176,16 +188,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             write_results(results(args.questions, args.docs, v), folder / f"r{v}.json")
             for v in (0, 1)
         ]
+        lines = [without_block(path) for path in paths]
         megabytes = paths[0].stat().st_size / 1e6
-        print(f"{args.questions:,} questions x {args.docs} ids: two files of {megabytes:,.0f} MB")
-        ids = sum(check_equal(path) for path in paths)
-        print(f"line reader = whole parse on both files ({ids:,} ids compared)")
+        print(
+            f"{args.questions:,} questions x {args.docs} ids: two files of {megabytes:,.0f} MB"
+            f" ({lines[0].stat().st_size / 1e6:,.0f} MB without the columns block)"
+        )
+        ids = sum(map(check_equal, paths, lines))
+        print(f"block reader = line reader = whole parse on both files ({ids:,} ids compared)")
+        files = {reader: paths if reader == "ragguard" else lines for reader in readers}
         for reader in readers:
-            timed(reader, paths[:1] * 2, args.before_src)  # untimed: bytecode, file cache
+            timed(reader, files[reader][:1] * 2, args.before_src)  # untimed: bytecode, cache
         runs: dict[str, list[dict[str, float]]] = {reader: [] for reader in readers}
         for _ in range(args.repeat):
             for reader in readers:
-                runs[reader].append(timed(reader, paths, args.before_src))
+                runs[reader].append(timed(reader, files[reader], args.before_src))
     print(f"{args.repeat} runs of each, interleaved; both files loaded; target under {TARGET} s")
     reference = min(run["wall"] for run in runs["whole-parse"])
     for reader, measured in runs.items():
