@@ -50,6 +50,7 @@ COLUMNS_KEY = ',\n "columns": '
 MARKER = b"\n ]" + COLUMNS_KEY.encode()  # ends the last question line, starts the block
 CHECK_FORMAT = ',\n "columns_check": "crc32:{:08x}"\n}}\n'
 CHECK_BYTES = len(CHECK_FORMAT.format(0))
+_CHECK_START = CHECK_FORMAT[: CHECK_FORMAT.index("{")].encode()
 # Per question line: "  " before it, "," and a line break after it (the last: no comma).
 LINE_EXTRA = 4
 # Fields read from the block; the rest of a LazyQuestion's are parsed from its line.
@@ -128,10 +129,10 @@ class LineStore:
             steps = map(int.__add__, self._lengths, repeat(LINE_EXTRA))
             self._starts = list(accumulate(steps, initial=self.first + 2))
         start = self._starts[index]
-        text = self._data[start : start + self._lengths[index]].decode("utf-8", "replace")
         try:
+            text = self._data[start : start + self._lengths[index]].decode("utf-8")
             value, stop = STRICT_JSON.raw_decode(text)
-        except ValueError as exc:
+        except ValueError as exc:  # UnicodeDecodeError too
             raise InputError(
                 self.read.source, f"not valid JSON ({exc}); re-create the file", key=_key(index)
             ) from None
@@ -193,10 +194,17 @@ def read_columns_results(path: Path) -> Results | None:
     """The results file when it ends with a columns block whose check holds, else None
     (then the line reader or the whole parse reads it, or names what is wrong)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            if file.seek(0, 2) <= CHECK_BYTES:
+                return None
+            file.seek(-CHECK_BYTES, 2)
+            if not file.read(CHECK_BYTES).startswith(_CHECK_START):
+                return None  # no block (an older file): nothing more read here
+            file.seek(0)
+            data = file.read()
     except OSError:
         return None
-    return _read(data, path) if len(data) > CHECK_BYTES else None
+    return _read(data, path)
 
 
 def _check(data: bytes, start: int, end: int) -> int:
