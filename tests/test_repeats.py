@@ -18,6 +18,7 @@ from ragguard.results import (
     write_results,
 )
 from ragguard.scoring import summarize
+from ragguard.usage import Usage
 
 METRICS = ("hit_rate@3", "faithfulness", "hallucination_free")
 
@@ -153,3 +154,11 @@ def test_repeat_run_keeps_the_error_text() -> None:
     run = RepeatRun(status="error", metrics={}, error="boom")
     question = replace(_question(), repeats=(run, run))
     assert runs_of(question) == (run, run)
+
+
+def test_usage_is_the_mean_per_answer_over_the_runs_that_report_it() -> None:
+    cheap = replace(_question(), usage=Usage(total_tokens=100.0, cost=0.01))
+    dear = replace(_question(unsupported=1), usage=Usage(total_tokens=300.0))
+    combined = combine_question([cheap, dear, _question()])
+    assert combined.answer == dear.answer  # the worst run is shown ...
+    assert combined.usage == Usage(total_tokens=200.0, cost=0.01)  # ... the cost is a mean

@@ -17,7 +17,8 @@ values, error, latency) and sets its own fields from them:
   sentence verdicts, usage): those of the *worst* evaluated run (most unsupported
   sentences, then the lowest mean of its metric values, then the earliest), so a
   hallucination in any run is shown. When no run was evaluated, the first run.
-- ``latency_ms``: the mean over the runs that report one.
+- ``latency_ms`` and each ``usage`` key (tokens, cost): the mean over the runs that report
+  it, so the cost per answer of a repeated run is that of an average answer.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ragguard.results import (
 )
 from ragguard.scoring import summarize
 from ragguard.stats import mean
+from ragguard.usage import USAGE_KEYS, Usage
 
 NOT_EVALUATED = (STATUS_ERROR, STATUS_MISSING, STATUS_JUDGE_ERROR)
 
@@ -82,6 +84,7 @@ def combine_question(runs: Sequence[QuestionResult]) -> QuestionResult:
         shown,
         metrics=_mean_metrics(runs),
         latency_ms=mean(latencies) if latencies else None,
+        usage=_mean_usage([run.usage for run in runs if run.usage is not None]),
         repeats=tuple(as_run(run) for run in runs),
     )
 
@@ -91,6 +94,16 @@ def _badness(run: QuestionResult) -> tuple[int, float]:
     unsupported = sum(1 for sentence in run.sentences if sentence.supported is False)
     values = list(run.metrics.values())
     return (-unsupported, mean(values) if values else 0.0)
+
+
+def _mean_usage(usages: Sequence[Usage]) -> Usage | None:
+    if not usages:
+        return None
+    means = {}
+    for key in USAGE_KEYS:
+        values = [value for usage in usages if (value := getattr(usage, key)) is not None]
+        means[key] = mean(values) if values else None
+    return Usage(**means)
 
 
 def _mean_metrics(runs: Sequence[QuestionResult]) -> dict[str, float]:

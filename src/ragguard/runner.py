@@ -32,6 +32,7 @@ from ragguard.judge.settings import generation_settings_of
 from ragguard.judge.setup import GenerationSetup, check_repeats_budget, generation_setup
 from ragguard.labels import corpus_origins, unmatched_label_warning
 from ragguard.metrics.settings import GenerationSettings
+from ragguard.render.text import duration
 from ragguard.repeats import combine_repeats
 from ragguard.results import Results
 from ragguard.runs import RunRecord, corpus_texts
@@ -584,24 +585,12 @@ class LogProgress:
         line = f"ragguard: {self.done}/{self.total} questions done, {self.errors} failed, "
         line += f"{elapsed:.1f}s"
         if not final and 0 < self.done < self.total:
-            line += f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+            line += f", about {duration(elapsed / self.done * (self.total - self.done))} left"
         self._write(line)
 
     def _write(self, line: str) -> None:
         self.stream.write(line + "\n")
         self.stream.flush()
-
-
-def _duration(seconds: float) -> str:
-    """``45s``, ``3m 20s``, ``1h 05m``: an estimate, so whole seconds at most."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{whole}s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h {minutes:02d}m"
 
 
 def make_progress(total: int, stream: IO[str] | None = None, concurrency: int = 1) -> Progress:
@@ -623,7 +612,7 @@ def cost_line(outcome: RunOutcome, judge: JudgeUsage | None, seconds: float) -> 
     if judge is not None:
         judged = f"{judge.requests} judge calls ({judge.cached} answered from the cache)"
     times = "once" if outcome.repeat == 1 else f"{outcome.repeat} times"
-    return f"asked {outcome.total} questions {times}: {calls}, {judged}, {_duration(seconds)}"
+    return f"asked {outcome.total} questions {times}: {calls}, {judged}, {duration(seconds)}"
 
 
 def run_failure_lines(records: Iterable[RunRecord]) -> list[str]:
