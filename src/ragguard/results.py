@@ -211,16 +211,10 @@ def _lines_and_columns(questions: Sequence[QuestionResult]) -> Iterator[str]:
         check = zlib.crc32(encoded, zlib.crc32(separator.encode(), check))
         yield separator + line
         separator = ",\n  "
-    block = (
-        "\n ]"
-        + COLUMNS_KEY
-        + json.dumps(
-            columns_of(questions, line_bytes),
-            ensure_ascii=False,
-            allow_nan=False,
-            separators=(",", ":"),
-        )
-    )
+    with collector_paused():  # about a million small lists and tuples, none in a cycle
+        columns = columns_of(questions, line_bytes)
+        encoded = json.dumps(columns, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    block = "\n ]" + COLUMNS_KEY + encoded
     yield block + CHECK_FORMAT.format(zlib.crc32(block.encode(), check))
 
 

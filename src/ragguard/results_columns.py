@@ -5,8 +5,8 @@ After the question lines, :meth:`~ragguard.results.Results.json_chunks` writes
 and the comment read of all questions (id, question text, status, metric values, fingerprint,
 answerable, critical, tags, latency, error, usage, repeats) as one list per field, and the
 byte length of each question line; then ``"columns_check"``, a CRC-32 of the question lines
-and the block as written. Reading two 100,000-question files this way takes a third of the
-time of parsing each line's head (benchmarks/README.md, "Columns block").
+and the block as written. Reading two 100,000-question files this way takes about a quarter
+of the time of parsing each line's head (benchmarks/README.md, "Columns block").
 
 :func:`read_columns_results` reads such a file when its check holds: the block parsed in
 one ``json.loads``, each question built from it as a :class:`LazyQuestion`, whose other
@@ -95,16 +95,17 @@ _TEXT, _LATENCY = {str, type(None)}, {float, type(None)}
 
 def columns_of(questions: Sequence[QuestionResult], line_bytes: list[int]) -> dict[str, Any]:
     """The block for ``questions``, whose lines are ``line_bytes`` long (UTF-8)."""
-    metric_keys = list(map(tuple, map(attrgetter("metrics"), questions)))
+    metrics = list(map(attrgetter("metrics"), questions))
+    metric_keys = list(map(tuple, metrics))
     sets = {keys: index for index, keys in enumerate(dict.fromkeys(metric_keys))}
     block: dict[str, Any] = {
         "line_bytes": line_bytes,
-        **{name: [getattr(q, name) for q in questions] for name in _PLAIN_COLUMNS},
-        "tags": [list(q.tags) for q in questions],
+        **{name: list(map(attrgetter(name), questions)) for name in _PLAIN_COLUMNS},
+        "tags": list(map(list, map(attrgetter("tags"), questions))),
         "metrics": {
             "names": [list(keys) for keys in sets],
-            "set": [sets[keys] for keys in metric_keys],
-            "values": list(chain.from_iterable(q.metrics.values() for q in questions)),
+            "set": list(map(sets.__getitem__, metric_keys)),
+            "values": list(chain.from_iterable(map(dict.values, metrics))),
         },
     }
     if any(q.usage is not None for q in questions):
@@ -233,11 +234,12 @@ def _read(data: bytes, path: Path) -> Results | None:
         return None
     if columns is None:
         return None
+    lengths = block["line_bytes"]
 
-    def questions(read: FieldReader) -> tuple[QuestionResult, ...]:
-        assert columns is not None
-        store = LineStore(data, first, block["line_bytes"], read)
-        return _questions(columns, store, read)
+    def questions(
+        read: FieldReader, checked: dict[str, Any] = columns
+    ) -> tuple[QuestionResult, ...]:
+        return _questions(checked, LineStore(data, first, lengths, read), read)
 
     try:
         return results_from_header(header, questions, path)
