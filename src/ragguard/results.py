@@ -258,11 +258,11 @@ def _question_to_dict(question: QuestionResult) -> dict[str, Any]:
         data["evidence"] = question.evidence
         data["judgments"] = question.judgments
     if question.repeats:
-        data["repeats"] = [_repeat_to_dict(run) for run in question.repeats]
+        data["repeats"] = [repeat_to_dict(run) for run in question.repeats]
     return data
 
 
-def _repeat_to_dict(run: RepeatRun) -> dict[str, Any]:
+def repeat_to_dict(run: RepeatRun) -> dict[str, Any]:
     return {
         "status": run.status,
         "metrics": run.metrics,
@@ -688,7 +688,7 @@ def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
         evidence=read.grades(entry, "evidence", path) if "evidence" in entry else {},
         judgments=read.grades(entry, "judgments", path) if "judgments" in entry else {},
         usage=usage_from_results(entry.get("usage"), read.source, path),
-        repeats=_repeats(read, entry, path),
+        repeats=repeats_from(read, entry, path),
     )
 
 
@@ -711,7 +711,7 @@ def _metrics(read: FieldReader, entry: Any, path: str) -> dict[str, float]:
     return {name: float(value) for name, value in metrics.items()}
 
 
-def _repeats(read: FieldReader, entry: Any, path: str) -> tuple[RepeatRun, ...]:
+def repeats_from(read: FieldReader, entry: Any, path: str) -> tuple[RepeatRun, ...]:
     runs = read.get(entry, "repeats", list, path, optional=True) or []
     return tuple(
         RepeatRun(

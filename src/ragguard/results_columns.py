@@ -38,9 +38,9 @@ from ragguard.results import (
     FieldReader,
     QuestionResult,
     Results,
-    _repeat_to_dict,
-    _repeats,
     question_from_dict,
+    repeat_to_dict,
+    repeats_from,
     results_from_header,
 )
 from ragguard.sources import STRICT_JSON
@@ -111,7 +111,7 @@ def columns_of(questions: Sequence[QuestionResult], line_bytes: list[int]) -> di
     if any(q.usage is not None for q in questions):
         block["usage"] = [None if q.usage is None else q.usage.to_dict() for q in questions]
     if any(q.repeats for q in questions):
-        block["repeats"] = [[_repeat_to_dict(run) for run in q.repeats] for q in questions]
+        block["repeats"] = [[repeat_to_dict(run) for run in q.repeats] for q in questions]
     return block
 
 
@@ -213,14 +213,14 @@ def _check(data: bytes, start: int, end: int) -> int:
 
 
 def _read(data: bytes, path: Path) -> Results | None:
-    from ragguard.results_lines import QUESTIONS_LINE, _header, _NotWritten
+    from ragguard.results_lines import QUESTIONS_LINE, NotWritten, read_header
 
     tail = len(data) - CHECK_BYTES
     marker = data.rfind(MARKER, 0, tail)
     file = BytesIO(data)
     try:
-        header = _header(file)
-    except (_NotWritten, ValueError, RecursionError):
+        header = read_header(file)
+    except (NotWritten, ValueError, RecursionError):
         return None
     first = file.tell()
     if marker < first or data[first - len(QUESTIONS_LINE) : first] != QUESTIONS_LINE:
@@ -330,7 +330,7 @@ def _questions(
         for index, usage in enumerate(columns["usage"])
     ]
     columns["repeats"] = [
-        _repeats(read, {"repeats": runs}, _key(index)) if runs else ()
+        repeats_from(read, {"repeats": runs}, _key(index)) if runs else ()
         for index, runs in enumerate(columns["repeats"])
     ]
     questions = list(map(object.__new__, repeat(LazyQuestion, count)))

@@ -76,7 +76,7 @@ BLOCK_BYTES = 1 << 20
 _CONTROL = bytes(range(32)).replace(b"\n", b"")
 
 
-class _NotWritten(Exception):
+class NotWritten(Exception):
     """The file is not in the writer's layout: the full reader decides."""
 
 
@@ -149,28 +149,28 @@ def read_written_results(path: Path) -> Results | None:
         return columns
     try:
         with path.open("rb") as file:
-            header = _header(file)
+            header = read_header(file)
             return results_from_header(header, lambda read: _questions(file, read), path)
-    except (_NotWritten, OSError, ValueError, RecursionError, InputError):
+    except (NotWritten, OSError, ValueError, RecursionError, InputError):
         return None
 
 
-def _header(file: IO[bytes]) -> dict[str, Any]:
+def read_header(file: IO[bytes]) -> dict[str, Any]:
     """Everything before the questions, parsed; the file then stands at the first one."""
     first = file.readline()
     if first != b"{\n":
-        raise _NotWritten
+        raise NotWritten
     lines = [first]
     while (line := file.readline()) != QUESTIONS_LINE:
         if not line:
-            raise _NotWritten
+            raise NotWritten
         lines.append(line)
     text = b"".join(lines).decode("utf-8")
     if not text.endswith(",\n"):
-        raise _NotWritten
+        raise NotWritten
     data = _whole(text[:-2] + "\n}")
     if type(data) is not dict or "questions" in data:
-        raise _NotWritten
+        raise NotWritten
     return data
 
 
@@ -187,9 +187,9 @@ def _whole(text: str, start: int = 0, end: int | None = None) -> Any:
     try:
         value, stop = _STRICT_SCAN(text, start)
     except StopIteration:
-        raise _NotWritten from None
+        raise NotWritten from None
     if stop != (len(text) if end is None else end):
-        raise _NotWritten
+        raise NotWritten
     return value
 
 
@@ -214,7 +214,7 @@ def _questions(file: IO[bytes], read: FieldReader) -> tuple[QuestionResult, ...]
             strict = not_plain * 2 > stop
         closing = lines[stop:]
     if closing != CLOSING or (questions and (comma or without_comma != 1)):
-        raise _NotWritten
+        raise NotWritten
     return tuple(questions)
 
 
@@ -225,7 +225,7 @@ def _line_blocks(file: IO[bytes]) -> Iterator[list[str]]:
     rest = ""  # the line the last block ended in
     while more := file.read(BLOCK_BYTES):
         if len(more.translate(None, _CONTROL)) != len(more):
-            raise _NotWritten  # a raw control character: invalid in a string, unusual between
+            raise NotWritten  # a raw control character: invalid in a string, unusual between
         lines = decoder.decode(more).split("\n")
         lines[0] = rest + lines[0]
         rest = lines.pop()
@@ -252,7 +252,7 @@ def _block(
         and sum(map(str.endswith, lines, repeat("}"))) + sum(commas) == len(lines)
         and min(splits) >= 0
     ):
-        raise _NotWritten
+        raise NotWritten
     heads = list(map(add, map(str.__getitem__, lines, map(slice, repeat(2), splits)), repeat("}")))
     entries = _parsed(heads, _STRICT_SCAN if strict else _DICT_SCAN)
     starts = list(map(add, splits, repeat(len(RETRIEVED))))
@@ -271,7 +271,7 @@ def _block(
         if question is None:
             entry = entries[index] if strict else _whole(heads[index])
             if "retrieved" in entry:
-                raise _NotWritten
+                raise NotWritten
             questions[index] = question_from_dict(read, entry, first + index, ids[index])
     return questions, len(lines) - len(built or ())  # type: ignore[return-value]  # no None
 
@@ -281,7 +281,7 @@ def _parsed(heads: list[str], scan: Callable[[str, int], tuple[Any, int]]) -> li
     # A scan that finds no value raises StopIteration, which ends map early: the length tells.
     scanned = list(map(scan, heads, repeat(0)))
     if len(scanned) != len(heads) or list(map(_STOP, scanned)) != list(map(len, heads)):
-        raise _NotWritten
+        raise NotWritten
     return list(map(_SCANNED, scanned))
 
 
@@ -391,5 +391,5 @@ def _ids(line: str, start: int, end: int) -> Sequence[str]:
         return LazyIds(line, start, end)
     ids = _whole(line, start, end)
     if type(ids) is not list or not all(type(chunk) is str for chunk in ids):
-        raise _NotWritten
+        raise NotWritten
     return tuple(ids)
