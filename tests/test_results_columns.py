@@ -23,8 +23,6 @@ from ragguard.results import (
     RepeatRun,
     Results,
     load_results,
-    read_json_file,
-    results_from_dict,
     write_results,
 )
 from ragguard.results_columns import (
@@ -34,22 +32,7 @@ from ragguard.results_columns import (
 )
 from ragguard.usage import Usage
 from test_results import RESULTS
-from test_results_lines import VARIED, _mixed
-
-
-def _full_read(path: Path) -> Results | str:
-    try:
-        return results_from_dict(read_json_file(path, "results file"), path)
-    except InputError as exc:
-        return str(exc)
-
-
-def _loaded(path: Path) -> Results | str:
-    try:
-        return load_results(path)
-    except InputError as exc:
-        return str(exc)
-
+from test_results_lines import VARIED, _full_read, _loaded, _mixed
 
 REPEATED = replace(
     RESULTS,
