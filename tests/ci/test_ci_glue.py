@@ -62,16 +62,6 @@ BAD_RUN = run_line("retry-429", "rate-limits", RATE, HALLUCINATED) + run_line(
 )
 
 
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
-
-
 def settings_for(
     fake: FakeGitHub, suite: Path, event: str, payload: dict, **kw: object
 ) -> CiSettings:

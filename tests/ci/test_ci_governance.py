@@ -11,7 +11,6 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from ci_fixtures import REPOSITORY, event_payload
 from fake_github import FakeGitHub, Repo, iso
 from test_ci_glue import (
@@ -19,7 +18,6 @@ from test_ci_glue import (
     CONFIG,
     GOOD_RUN,
     SUITE,
-    TESTSET,
     collaborators,
     pull_event,
     push_event,
@@ -33,17 +31,6 @@ from ragguard.github import comment_marker, read_event
 
 LOOSENED = CONFIG + "gate:\n  critical: false\n  metrics:\n    faithfulness: {max_drop: 1.0}\n"
 CONTEXT = f"ragguard/{SUITE}"
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    """The checkout: ragguard.yml, the test set and the recorded run (test_ci_glue's suite)."""
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
 
 
 def main_with_config(fake: FakeGitHub, repo: Repo, config: str = CONFIG) -> None:

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from ci_fixtures import event_payload
 from fake_github import FakeGitHub, Repo
 from test_ci_glue import (
     BAD_RUN,
     CONFIG,
-    GOOD_RUN,
     SUITE,
-    TESTSET,
     collaborators,
     save_main_baseline,
     settings_for,
@@ -22,17 +19,6 @@ from test_ci_glue import (
 from ragguard.ci.glue import run_ci
 
 QUEUE_BRANCH = "gh-readonly-queue/main/pr-7-929f8209d40f77f4abc622a499c93a83babdbe64"
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    """The suite of test_ci_glue.py: a recorded run of two questions."""
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
 
 
 def queue_head(fake: FakeGitHub, repo: Repo) -> tuple[str, str]:

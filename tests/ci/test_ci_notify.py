@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from test_ci_glue import (
     BAD_RUN,
-    CONFIG,
     GOOD_RUN,
-    TESTSET,
     collaborators,
     open_pull,
     pull_event,
@@ -22,17 +19,6 @@ from test_ci_glue import (
 from ragguard.ci.glue import run_ci
 from ragguard.github import Outcome
 from ragguard.github.comments import outcome_of
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    """The suite of test_ci_glue.py: a recorded run of two questions."""
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
 
 
 def run_pull(fake: FakeGitHub, repo: Repo, suite: Path, number: int, run: str) -> list[str]:

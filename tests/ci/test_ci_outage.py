@@ -20,10 +20,7 @@ import pytest
 from ci_fixtures import REPOSITORY
 from fake_github import APP_TOKEN, FakeGitHub, Repo
 from test_ci_glue import (
-    CONFIG,
-    GOOD_RUN,
     SUITE,
-    TESTSET,
     collaborators,
     open_pull,
     pull_event,
@@ -38,17 +35,6 @@ from ragguard.errors import InputError
 from ragguard.github import GitHubError
 
 ALWAYS = 10_000  # a fault for every request of the test
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    """The suite of test_ci_glue.py: a recorded run of two questions."""
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
 
 
 class BlockingStatuses:

@@ -4,24 +4,19 @@ same (real, python) system; it blocks only when it fails in a majority of its ru
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
 from fake_github import FakeGitHub, Repo
-from test_ci_glue import (  # noqa: F401 (suite: the recorded suite, a fixture)
-    AUTH,
+from test_ci_glue import (
     BAD_RUN,
-    RATE,
     SUITE,
-    TESTSET,
     collaborators,
     open_pull,
     pull_event,
     push_event,
     save_main_baseline,
     settings_for,
-    suite,
 )
 
 from ragguard.ci.glue import run_ci
@@ -48,28 +43,14 @@ def answer(question, id=""):
 """
 
 
-@pytest.fixture
-def live_suite(tmp_path: Path) -> tuple[Path, str]:
-    """A suite whose system is a python function (module name unique per test: imports
-    are cached for the process)."""
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    module = f"rag_{uuid.uuid4().hex}"
-    source = SYSTEM.replace("RATE)", f"{RATE!r})").replace("AUTH)", f"{AUTH!r})")
-    (root / f"{module}.py").write_text(source)
-    (root / "mode").write_text("good")
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    return root, module
-
-
-def _config(root: Path, module: str, gate: str = "") -> None:
+def write_live_config(root: Path, module: str, gate: str = "") -> None:
     (root / "ragguard.yml").write_text(
         f"suite: {SUITE}\ntestset: eval/testset.yaml\nsystem:\n  python: {module}:answer\n"
         f"metrics: [hit_rate@3, mrr]\n{gate}"
     )
 
 
-def _pull_request_run(
+def pull_request_run(
     fake: FakeGitHub, repo: Repo, root: Path, mode: str
 ) -> tuple[object, list[str], int]:
     settings = settings_for(fake, root, "push", push_event(repo))
@@ -87,8 +68,8 @@ def test_a_critical_question_failing_once_then_passing_is_flaky_not_blocking(
     fake: FakeGitHub, fake_repo: Repo, live_suite: tuple[Path, str]
 ) -> None:
     root, module = live_suite
-    _config(root, module)
-    outcome, lines, number = _pull_request_run(fake, fake_repo, root, "flaky")
+    write_live_config(root, module)
+    outcome, lines, number = pull_request_run(fake, fake_repo, root, "flaky")
 
     assert outcome.comparison.verdict == "warn"
     assert outcome.exit_code == 0
@@ -112,8 +93,8 @@ def test_a_critical_question_that_always_fails_still_blocks(
     fake: FakeGitHub, fake_repo: Repo, live_suite: tuple[Path, str]
 ) -> None:
     root, module = live_suite
-    _config(root, module)
-    outcome, lines, _ = _pull_request_run(fake, fake_repo, root, "broken")
+    write_live_config(root, module)
+    outcome, lines, _ = pull_request_run(fake, fake_repo, root, "broken")
 
     assert (outcome.comparison.verdict, outcome.exit_code) == ("fail", 1)
     [reason] = [r for r in outcome.comparison.reasons if r.subject == "retry-429"]
@@ -128,8 +109,8 @@ def test_recheck_0_turns_rechecks_off(
     fake: FakeGitHub, fake_repo: Repo, live_suite: tuple[Path, str]
 ) -> None:
     root, module = live_suite
-    _config(root, module, "gate:\n  recheck: 0\n")
-    outcome, _, _ = _pull_request_run(fake, fake_repo, root, "flaky")
+    write_live_config(root, module, "gate:\n  recheck: 0\n")
+    outcome, _, _ = pull_request_run(fake, fake_repo, root, "flaky")
 
     assert (outcome.comparison.verdict, outcome.exit_code) == ("fail", 1)
     assert (root / "calls-retry-429").read_text() == "1"
@@ -153,7 +134,7 @@ def test_bad_recheck_settings_are_one_line_errors(
     from ragguard.gate import gate_rules_of
 
     root, module = live_suite
-    _config(root, module, f"gate:\n  {gate}\n")
+    write_live_config(root, module, f"gate:\n  {gate}\n")
     with pytest.raises(InputError) as caught:
         gate_rules_of(load_config(root / "ragguard.yml"))
     text = str(caught.value)
@@ -164,7 +145,7 @@ def test_bad_recheck_settings_are_one_line_errors(
 def test_a_recorded_system_is_not_rechecked_and_the_log_says_so(
     fake: FakeGitHub,
     fake_repo: Repo,
-    suite: Path,  # noqa: F811
+    suite: Path,
 ) -> None:
     save_main_baseline(fake, fake_repo, suite)
     number = open_pull(fake, fake_repo)

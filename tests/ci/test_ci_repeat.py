@@ -14,7 +14,7 @@ from ci_fixtures import EVENTS, REPOSITORY
 from fake_github import FakeGitHub, Repo
 from test_ci_cli import run_ci_command
 from test_ci_glue import SUITE, collaborators, pull_event, push_event, settings_for
-from test_ci_rechecks import _config, _pull_request_run, live_suite  # noqa: F401 (a fixture)
+from test_ci_rechecks import pull_request_run, write_live_config
 from test_ci_settings import actions_env
 
 from ragguard.ci.glue import run_ci
@@ -34,12 +34,12 @@ def _push(fake: FakeGitHub, repo: Repo, root: Path, repeat: int | None) -> None:
 def test_a_repeated_run_writes_each_pass_keeps_every_run_and_logs_the_cost(
     fake: FakeGitHub,
     fake_repo: Repo,
-    live_suite: tuple[Path, str],  # noqa: F811
+    live_suite: tuple[Path, str],
     capsys: pytest.CaptureFixture[str],
     where: str,
 ) -> None:
     root, module = live_suite
-    _config(root, module)
+    write_live_config(root, module)
     if where == "config":
         text = (root / "ragguard.yml").read_text()
         (root / "ragguard.yml").write_text(text.replace(":answer\n", ":answer\n  repeat: 3\n"))
@@ -64,13 +64,13 @@ def test_a_repeated_run_writes_each_pass_keeps_every_run_and_logs_the_cost(
 def test_rechecks_of_a_repeated_run_ask_each_question_once(
     fake: FakeGitHub,
     fake_repo: Repo,
-    live_suite: tuple[Path, str],  # noqa: F811
+    live_suite: tuple[Path, str],
 ) -> None:
     root, module = live_suite
-    _config(root, module)
+    write_live_config(root, module)
     text = (root / "ragguard.yml").read_text()
     (root / "ragguard.yml").write_text(text.replace(":answer\n", ":answer\n  repeat: 2\n"))
-    outcome, lines, _ = _pull_request_run(fake, fake_repo, root, "broken")
+    outcome, lines, _ = pull_request_run(fake, fake_repo, root, "broken")
 
     assert (outcome.comparison.verdict, outcome.exit_code) == ("fail", 1)
     rechecks = root / "ragguard-results" / "rechecks"
@@ -103,12 +103,12 @@ def test_a_bad_repeat_input_is_one_line_naming_the_input(value: str) -> None:
 
 
 def test_the_repeat_flag_of_ragguard_ci_overrides_the_input_and_the_config(
-    live_suite: tuple[Path, str],  # noqa: F811
+    live_suite: tuple[Path, str],
 ) -> None:
     """A shard job (it posts nothing, so no GitHub is needed): the flag's 2 passes win over
     the input's 3 and the config's 4."""
     root, module = live_suite
-    _config(root, module)
+    write_live_config(root, module)
     text = (root / "ragguard.yml").read_text()
     (root / "ragguard.yml").write_text(text.replace(":answer\n", ":answer\n  repeat: 4\n"))
     env = {
@@ -149,10 +149,10 @@ def test_a_bad_repeat_flag_on_ragguard_ci_is_exit_2_in_one_line(tmp_path: Path) 
 def test_the_baseline_rerun_asks_the_merge_base_as_many_times_as_the_head(
     fake: FakeGitHub,
     fake_repo: Repo,
-    live_suite: tuple[Path, str],  # noqa: F811
+    live_suite: tuple[Path, str],
 ) -> None:
     root, module = live_suite
-    _config(root, module, "baseline: {rerun: true}\n")
+    write_live_config(root, module, "baseline: {rerun: true}\n")
     git = GitRepo.create(root, REPOSITORY)
     git.commit({".gitignore": "ragguard-results/\ncalls-*\n"}, "The suite")
     git.switch("feature", create=True)

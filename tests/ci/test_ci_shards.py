@@ -21,9 +21,7 @@ from fake_github import FakeGitHub, Repo
 from test_ci_glue import (
     BAD_RUN,
     CONFIG,
-    GOOD_RUN,
     SUITE,
-    TESTSET,
     collaborators,
     open_pull,
     pull_event,
@@ -40,16 +38,6 @@ from ragguard.ci.settings import CiSettings, read_settings
 from ragguard.errors import InputError
 from ragguard.results import load_results
 from ragguard.shards import Shard, shard_of
-
-
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "eval").mkdir(parents=True)
-    (root / "ragguard.yml").write_text(CONFIG)
-    (root / "eval" / "testset.yaml").write_text(TESTSET)
-    (root / "eval" / "run.jsonl").write_text(GOOD_RUN)
-    return root
 
 
 def test_the_suite_has_one_question_in_each_of_two_shards() -> None:
