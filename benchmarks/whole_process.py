@@ -19,8 +19,16 @@ Every tool runs as its own process on the same files and writes its per-question
 - ragguard-before (with ``--before-src``): ragguard from another source tree (its ``src``
   folder on PYTHONPATH), e.g. an export of main, to print before and after in one run.
 
-Wall time is measured around the process; CPU time (user + system) and peak RSS come from
-the OS for that process alone (``os.wait4``). Each size runs ``--repeat`` times, the tools
+Wall time is measured around the process. CPU time (user + system) comes from ``os.wait4``,
+which on Linux includes every child the process waited for (checked: a forked child burning
+0.5 s of CPU, waited by its parent, adds its 0.5 s), not a child left running. Peak RSS is the
+larger of ``os.wait4``'s ``ru_maxrss`` and the summed RSS of the process and all its
+descendants, sampled every 10 ms from /proc while it runs (``_process_tree.TreePeak``):
+``ru_maxrss`` alone is the largest peak of any ONE process of the tree (the parent's or a
+waited child's), not what a tool that forks holds at once. The sum counts twice the
+copy-on-write pages a forked child shares with its parent: conservative, against the tool
+that forks. Without /proc (macOS) peak RSS is ``ru_maxrss`` alone, and the output says so.
+Each size runs ``--repeat`` times, the tools
 interleaved so a change in the machine's load hits all alike; medians are printed, and
 ratios of each tool to the pytrec_eval script. Before any figure is printed every
 per-question value of every tool is checked against the pytrec_eval script's (to 1e-9; the
@@ -38,6 +46,7 @@ the two results files loaded, compared and the table printed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -53,12 +62,14 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
+import _process_tree
 from _common import environment, use_installed_bytecode
 
 METRICS = "ndcg@10,recall@100,mrr,map@100"
 TOLERANCE = 1e-9
 SEED = 20261203
 POOL = 5_000_000
+MIB = 1024 * 1024
 
 PYTREC_EVAL_SCRIPT = """
 import json, sys
@@ -115,13 +126,18 @@ MODULES = {"pytrec_eval": "pytrec_eval", "ir_measures": "ir_measures", "ranx": "
 REFERENCE = "pytrec_eval"
 
 
+SAMPLED = _process_tree.available()
+
+
 @dataclass(frozen=True)
 class Measured:
-    """One process: wall seconds, CPU seconds (user + system) and peak RSS in MiB."""
+    """One process (and its children): wall seconds, CPU seconds (user + system), peak RSS in
+    MiB, and the most processes of its tree seen holding memory at once (0: not sampled)."""
 
     wall: float
     cpu: float
     rss: float
+    processes: int = 0
 
 
 def write_files(folder: Path, questions: int, docs: int, variant: int = 0) -> tuple[Path, Path]:
@@ -153,21 +169,47 @@ def write_files(folder: Path, questions: int, docs: int, variant: int = 0) -> tu
 def run_process(
     command: Sequence[str], env: Mapping[str, str] | None = None, codes: Sequence[int] = (0,)
 ) -> Measured:
-    """Run a command to its end; its own CPU time and peak RSS come from ``os.wait4``.
+    """Run a command to its end; CPU time from ``os.wait4``, peak RSS the larger of its
+    ``ru_maxrss`` and the process tree's sampled peak (see the module docstring).
     An exit code outside ``codes`` stops the benchmark (`compare` exits with its verdict)."""
     start = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
     )
     assert process.stderr is not None
-    errors = process.stderr.read()  # read before waiting: a full pipe would block the child
+    tree = _process_tree.TreePeak(process.pid) if SAMPLED else None
+    with tree or contextlib.nullcontext():
+        errors = process.stderr.read()  # read before waiting: a full pipe would block the child
+        if tree is not None:  # exited, not yet reaped: its pid cannot be reused while sampled
+            os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in codes:
         sys.exit(f"FAIL: {' '.join(command)} exited {process.returncode}:\n{errors}")
-    rss = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
-    return Measured(wall, usage.ru_utime + usage.ru_stime, rss)
+    largest = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # bytes
+    if tree is None:
+        return Measured(wall, usage.ru_utime + usage.ru_stime, largest / MIB)
+    rss = max(largest, tree.peak_bytes) / MIB
+    return Measured(wall, usage.ru_utime + usage.ru_stime, rss, tree.most_processes)
+
+
+def rss_legend(processes: Mapping[str, int]) -> str:
+    """How peak RSS was measured, printed under the table; ``processes``: per tool, the
+    most processes of its tree seen holding memory at once."""
+    if not SAMPLED:
+        return (
+            "peak RSS: os.wait4's ru_maxrss only (no /proc here to sample): the largest peak "
+            "of any ONE process of a tool's tree, not what a tool that forks holds at once"
+        )
+    seen = ", ".join(f"{tool} {count}" for tool, count in processes.items())
+    return (
+        "peak RSS: the larger of os.wait4's ru_maxrss (the largest peak of any one process) "
+        f"and the summed RSS of the process and all its descendants, sampled every "
+        f"{_process_tree.INTERVAL * 1000:.0f} ms from /proc; copy-on-write pages a forked "
+        "child shares with its parent count twice in the sum (against the tool that forks). "
+        f"Most processes seen at once: {seen}"
+    )
 
 
 def ragguard_env(source: Path | None) -> dict[str, str] | None:
@@ -221,10 +263,12 @@ def check_values(tool: str, ours: Mapping, reference: Mapping) -> tuple[int, int
 
 
 def median_of(runs: Sequence[Measured]) -> Measured:
+    """Medians of the figures; the most processes seen in any of the runs."""
     return Measured(
         statistics.median(r.wall for r in runs),
         statistics.median(r.cpu for r in runs),
         statistics.median(r.rss for r in runs),
+        max(r.processes for r in runs),
     )
 
 
@@ -347,6 +391,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"ratios to the {REFERENCE} script (wall, CPU, peak RSS)"
     )
     rows = []
+    processes: dict[str, int] = {}
     folder = Path(tempfile.mkdtemp(prefix="ragguard-whole-", dir=args.tmp))
     try:
         use_installed_bytecode(folder / "bytecode")
@@ -355,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             medians = measure_size(size, args, tools, folder)
             reference = medians.get(REFERENCE)
             rows += [table_row(size, tool, m, reference) for tool, m in medians.items()]
+            for tool, measured in medians.items():
+                processes[tool] = max(processes.get(tool, 0), measured.processes)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     print(
@@ -363,6 +410,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     print("|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print(rss_legend(processes))
 
 
 if __name__ == "__main__":
