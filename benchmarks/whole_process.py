@@ -28,9 +28,9 @@ descendants, sampled every 10 ms from /proc while it runs (``_process_tree.TreeP
 waited child's), not what a tool that forks holds at once. The sum counts twice the
 copy-on-write pages a forked child shares with its parent: conservative, against the tool
 that forks. Without /proc (macOS) peak RSS is ``ru_maxrss`` alone, and the output says so.
-Each size runs ``--repeat`` times, the tools
-interleaved so a change in the machine's load hits all alike; medians are printed, and
-ratios of each tool to the pytrec_eval script. Before any figure is printed every
+
+Each size runs ``--repeat`` times, the tools interleaved so a change in the machine's load
+hits all alike; medians are printed, and ratios of each tool to the pytrec_eval script. Before any figure is printed every
 per-question value of every tool is checked against the pytrec_eval script's (to 1e-9; the
 number of bit-identical values is printed too); the script exits on the first difference.
 
