@@ -19,20 +19,29 @@ Every tool runs as its own process on the same files and writes its per-question
 - ragguard-before (with ``--before-src``): ragguard from another source tree (its ``src``
   folder on PYTHONPATH), e.g. an export of main, to print before and after in one run.
 
-Wall time is measured around the process. CPU time (user + system) comes from ``os.wait4``,
-which on Linux includes every child the process waited for (checked: a forked child burning
-0.5 s of CPU, waited by its parent, adds its 0.5 s), not a child left running. Peak RSS is the
-larger of ``os.wait4``'s ``ru_maxrss`` and the summed RSS of the process and all its
-descendants, sampled every 10 ms from /proc while it runs (``_process_tree.TreePeak``):
+Every tool is started by a small launcher process (``LAUNCHER``), which times it and
+reports its ``os.wait4`` figures: a child's ``ru_maxrss`` is never below the peak RSS its
+spawner ever had (Linux copies the spawner's high-water mark into the child's at exec; a
+benchmark that had touched and freed 500 MiB saw ``python -c pass`` report 514 MiB), and
+this benchmark holds every tool's per-question values for the checks. The launcher's own
+peak (under 9 MiB, what a bare ``python -c pass`` holds) is below any Python tool's.
+
+Wall time is measured around the tool by the launcher. CPU time (user + system) comes from
+``os.wait4``, which on Linux includes every child the tool waited for (checked: a forked
+child burning 0.5 s of CPU, waited by its parent, adds its 0.5 s), not a child left running.
+Peak RSS is the larger of ``os.wait4``'s ``ru_maxrss`` and the summed RSS of the tool and all
+its descendants, sampled every 20 ms from /proc while it runs (``_process_tree.TreePeak``;
+the sampling thread uses about 3 % of one core):
 ``ru_maxrss`` alone is the largest peak of any ONE process of the tree (the parent's or a
 waited child's), not what a tool that forks holds at once. The sum counts twice the
 copy-on-write pages a forked child shares with its parent: conservative, against the tool
 that forks. Without /proc (macOS) peak RSS is ``ru_maxrss`` alone, and the output says so.
 
 Each size runs ``--repeat`` times, the tools interleaved so a change in the machine's load
-hits all alike; medians are printed, and ratios of each tool to the pytrec_eval script. Before any figure is printed every
-per-question value of every tool is checked against the pytrec_eval script's (to 1e-9; the
-number of bit-identical values is printed too); the script exits on the first difference.
+hits all alike; medians are printed, and ratios of each tool to the pytrec_eval script.
+Before any figure is printed every per-question value of every tool is checked against the
+pytrec_eval script's (to 1e-9; the number of bit-identical values is printed too); the
+script exits on the first difference.
 
 With ``--compare``, ragguard also scores a second run file (about a third of its queries
 ranked differently; untimed) and ``python -m ragguard compare A B`` is timed the same way:
@@ -166,32 +175,65 @@ def write_files(folder: Path, questions: int, docs: int, variant: int = 0) -> tu
     return qrels_path, run_path
 
 
+# Runs the measured command as its child and prints the child's wall time and rusage. A
+# child's ru_maxrss is never below the high-water RSS of the process that spawned it (Linux
+# copies the spawner's into the child's at exec, vfork and posix_spawn included): spawned
+# from the benchmark, which holds every tool's per-question values for the checks (or from
+# pytest), every tool would report at least that. This launcher is a small fresh process
+# (under 9 MiB, below any Python tool's own), so the tool's figure is its own.
+LAUNCHER = """
+import json, os, sys, time
+
+start = time.perf_counter()
+child = os.fork()
+if child == 0:
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.execvp(sys.argv[1], sys.argv[1:])
+    except OSError as error:
+        print(f"cannot run {sys.argv[1]}: {error}", file=sys.stderr)
+    os._exit(127)
+_, status, usage = os.wait4(child, 0)
+wall = time.perf_counter() - start
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps({"wall": wall, "cpu": cpu, "maxrss": usage.ru_maxrss, "status": status}))
+"""
+
+
 def run_process(
     command: Sequence[str], env: Mapping[str, str] | None = None, codes: Sequence[int] = (0,)
 ) -> Measured:
-    """Run a command to its end; CPU time from ``os.wait4``, peak RSS the larger of its
-    ``ru_maxrss`` and the process tree's sampled peak (see the module docstring).
-    An exit code outside ``codes`` stops the benchmark (`compare` exits with its verdict)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    """Run a command to its end (through ``LAUNCHER``); wall time around it, CPU time from
+    ``os.wait4``, peak RSS the larger of its ``ru_maxrss`` and the sampled peak of the
+    processes under the launcher (see the module docstring). An exit code outside
+    ``codes`` stops the benchmark (`compare` exits with its verdict)."""
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER, *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
     )
-    assert process.stderr is not None
-    tree = _process_tree.TreePeak(process.pid) if SAMPLED else None
+    assert launcher.stdout is not None and launcher.stderr is not None
+    tree = _process_tree.TreePeak(launcher.pid) if SAMPLED else None
     with tree or contextlib.nullcontext():
-        errors = process.stderr.read()  # read before waiting: a full pipe would block the child
+        errors = launcher.stderr.read()  # read before waiting: a full pipe would block the tool
         if tree is not None:  # exited, not yet reaped: its pid cannot be reused while sampled
-            os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in codes:
-        sys.exit(f"FAIL: {' '.join(command)} exited {process.returncode}:\n{errors}")
-    largest = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)  # bytes
+            os.waitid(os.P_PID, launcher.pid, os.WEXITED | os.WNOWAIT)
+    report = launcher.stdout.read()
+    if launcher.wait() != 0 or not report:
+        sys.exit(
+            f"FAIL: the launcher of {' '.join(command)} exited {launcher.returncode}:\n{errors}"
+        )
+    figures = json.loads(report)
+    code = os.waitstatus_to_exitcode(figures["status"])
+    if code not in codes:
+        sys.exit(f"FAIL: {' '.join(command)} exited {code}:\n{errors}")
+    largest = figures["maxrss"] * (1 if sys.platform == "darwin" else 1024)  # bytes
     if tree is None:
-        return Measured(wall, usage.ru_utime + usage.ru_stime, largest / MIB)
+        return Measured(figures["wall"], figures["cpu"], largest / MIB)
     rss = max(largest, tree.peak_bytes) / MIB
-    return Measured(wall, usage.ru_utime + usage.ru_stime, rss, tree.most_processes)
+    return Measured(figures["wall"], figures["cpu"], rss, tree.most_processes)
 
 
 def rss_legend(processes: Mapping[str, int]) -> str:

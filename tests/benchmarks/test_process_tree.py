@@ -31,10 +31,11 @@ def fake_process(proc: Path, pid: int, parent: int, command: str, pages: int) ->
 
 @pytest.fixture
 def proc(tmp_path: Path, process_tree: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Root 100 forks 101 (named with a ') (' in it), which forks 102; 200 is a stranger
-    whose child 201 has a pid between the tree's."""
+    """Launcher 99 starts 100, which forks 101 (named with a ') (' in it), which forks 102;
+    200 is a stranger whose child 150 has a pid between the tree's."""
     fake_process(tmp_path, 1, 0, "init", 5)
-    fake_process(tmp_path, 100, 1, "python", 1000)
+    fake_process(tmp_path, 99, 1, "python", 2000)
+    fake_process(tmp_path, 100, 99, "python", 1000)
     fake_process(tmp_path, 101, 100, "worker ) (S 1", 300)
     fake_process(tmp_path, 102, 101, "python", 20)
     fake_process(tmp_path, 200, 1, "bash", 7)
@@ -45,13 +46,14 @@ def proc(tmp_path: Path, process_tree: ModuleType, monkeypatch: pytest.MonkeyPat
     return tmp_path
 
 
-def test_the_tree_is_the_root_and_its_descendants(process_tree: ModuleType, proc: Path) -> None:
-    assert sorted(process_tree.ProcessTree(100).members()) == [100, 101, 102]
-    assert sorted(process_tree.ProcessTree(200).members()) == [150, 200]
+def test_the_tree_is_the_descendants_of_the_root(process_tree: ModuleType, proc: Path) -> None:
+    assert sorted(process_tree.ProcessTree(99).descendants()) == [100, 101, 102]
+    assert sorted(process_tree.ProcessTree(200).descendants()) == [150]
+    assert process_tree.ProcessTree(102).descendants() == []
 
 
 def test_a_sample_sums_the_tree_and_keeps_the_peak(process_tree: ModuleType, proc: Path) -> None:
-    peak = process_tree.TreePeak(100)
+    peak = process_tree.TreePeak(99)  # the launcher's 2000 pages are not the tool's
     peak.sample()
     assert peak.peak_bytes == (1000 + 300 + 20) * 4096
     assert peak.most_processes == 3
@@ -69,5 +71,5 @@ def test_a_sampler_that_fails_raises_instead_of_reporting_a_small_peak(
 ) -> None:
     (proc / "102" / "stat").write_text("garbage\n")
     failed = pytest.raises(RuntimeError, match="sampling the process tree's memory failed")
-    with failed, process_tree.TreePeak(100):
+    with failed, process_tree.TreePeak(99):
         pass

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -20,7 +21,7 @@ MIB = 1024 * 1024
 
 # Parent and child each touch 200 MiB page by page and hold it; through two pipes the parent
 # waits until the child holds its block, then both hold theirs for a second before the child
-# is released, so a sampler every 10 ms sees both even on a busy machine.
+# is released, so a sampler every 20 ms sees both even on a busy machine.
 HOLDER = r"""
 import os, sys, time
 
@@ -102,9 +103,42 @@ def test_a_single_process_holding_200_mib_is_reported_within_sane_bounds(
     whole_process: ModuleType, tmp_path: Path
 ) -> None:
     measured = run_holder(whole_process, "single", tmp_path)
-    assert 200 <= measured.rss < 400
+    assert 200 <= measured.rss < 400, measured
     if whole_process.SAMPLED:
         assert measured.processes == 1
+
+
+# A benchmark process that once held 600 MiB (touched, then freed) measures the 200 MiB holder:
+# spawned from it directly, the holder's ru_maxrss would start at the spawner's 600 MiB.
+BIG_SPAWNER = r"""
+import json, sys
+
+sys.path.insert(0, sys.argv[1])
+import whole_process
+
+block = bytearray(600 * 1024 * 1024)
+for offset in range(0, len(block), 4096):
+    block[offset] = 1
+del block
+measured = whole_process.run_process([sys.executable, sys.argv[2], "single"])
+print(json.dumps({"rss": measured.rss}))
+"""
+
+
+def test_the_benchmarks_own_peak_memory_does_not_leak_into_a_tools_figure(
+    tmp_path: Path,
+) -> None:
+    holder, spawner = tmp_path / "holder.py", tmp_path / "spawner.py"
+    holder.write_text(HOLDER)
+    spawner.write_text(BIG_SPAWNER)
+    done = subprocess.run(
+        [sys.executable, str(spawner), str(BENCHMARKS), str(holder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert 200 <= json.loads(done.stdout)["rss"] < 400, done.stdout
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="samples /proc (Linux)")
@@ -113,9 +147,9 @@ def test_a_parent_and_forked_child_holding_200_mib_each_are_reported_as_their_su
 ) -> None:
     single = run_holder(whole_process, "single", tmp_path)
     forked = run_holder(whole_process, "fork", tmp_path)
-    assert forked.processes == 2
-    assert forked.rss >= 400
-    assert forked.rss >= 1.7 * single.rss, (forked.rss, single.rss)
+    assert forked.processes == 2, (forked, single)
+    assert forked.rss >= 400, (forked, single)
+    assert forked.rss >= 1.7 * single.rss, (forked, single)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="samples /proc (Linux)")
@@ -126,8 +160,8 @@ def test_without_proc_the_fallback_reports_the_largest_single_process_and_says_s
     reported as about one process."""
     monkeypatch.setattr(whole_process, "SAMPLED", False)
     forked = run_holder(whole_process, "fork", tmp_path)
-    assert 200 <= forked.rss < 300
-    assert forked.processes == 0
+    assert 200 <= forked.rss < 300, forked
+    assert forked.processes == 0, forked
     assert "ru_maxrss only" in whole_process.rss_legend({"ragguard": 0})
 
 
