@@ -60,11 +60,11 @@ class ProcessTree:
     directory listing rather than reading every process's stat (about 1 ms for 70
     processes, 5 % of a core at 50 samples a second). Sampling a one-process tree every
     20 ms took 0.10 s of the benchmark's CPU while a 3 s tool ran on the development VM,
-    about 3 % of one core. Linux hands out pids in
-    increasing order up to ``pid_max`` before reusing any, so a pid is not reused within one
-    benchmark run; a pid that disappears from /proc is forgotten. A descendant left running
-    after its parent exited (reparented) drops out of the tree, as it does from
-    ``ru_maxrss``, which counts waited children only."""
+    about 3 % of one core. A pid that disappears from /proc is forgotten at the next sample,
+    so a stale parent would need its pid reused within one interval: Linux hands pids out in
+    increasing order up to ``pid_max`` (32,768 on the development VM) before reusing any. A
+    descendant left running after its parent exited (reparented) drops out of the tree, as
+    it does from ``ru_maxrss``, which counts waited children only."""
 
     def __init__(self, root: int) -> None:
         self.root = root
