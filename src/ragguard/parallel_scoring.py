@@ -47,8 +47,8 @@ _RETRIEVED_KEY = ', "retrieved": '
 
 @dataclass(frozen=True)
 class ScoredRun:
-    """A run scored in parts: the results, the lines the children encoded (by position,
-    for :func:`~ragguard.results.write_results`), and every query id the run holds."""
+    """A run scored in parts: the results, their lines already encoded (by position, for
+    :func:`~ragguard.results.write_results`), and every query id the run holds."""
 
     results: Results
     lines: dict[int, str] = field(default_factory=dict)
@@ -58,10 +58,12 @@ class ScoredRun:
 @dataclass(frozen=True)
 class _Part:
     """What a child sends back: its part's query ids, and per question it scored (position,
-    metric values, judgments, line, and its ids unless the line holds them plainly)."""
+    metric values, judgments, label fingerprint, line, and its ids unless the line holds
+    them plainly). The fingerprint is sent as computed: hashing it again here would cost
+    about as much as rebuilding the question."""
 
     queries: list[str]
-    scored: list[tuple[int, dict[str, float], dict[str, int], str, Ranking | None]]
+    scored: list[tuple[int, dict[str, float], dict[str, int], str, str, Ranking | None]]
 
 
 def available_processes() -> int:
@@ -129,13 +131,14 @@ def _score_in_parts(
             for query, ranking in own.items()
             if query in positions
         }
+        own_lines = {index: question_line(result) for index, result in scored.items()}
         parts = [_received(child) for child in children]
         if any(part is None for part in parts):
             return None
         queries = [*own, *(query for part in parts if part for query in part.queries)]
         if len(set(queries)) != len(queries):
             return None  # a query's lines in two parts: the exact reader collects them
-        lines = _add_parts(scored, testset, [part for part in parts if part])
+        lines = own_lines | _add_parts(scored, testset, [part for part in parts if part])
         questions = tuple(
             scored[index] if index in scored else score_ranked(question, None, specs)
             for index, question in enumerate(testset)
@@ -152,9 +155,10 @@ def _add_parts(
     """Rebuild the children's questions into ``scored``; their lines by position."""
     lines: dict[int, str] = {}
     for part in parts:
-        for index, values, judgments, line, ranking in part.scored:
+        for index, values, judgments, fingerprint, line, ranking in part.scored:
             ids = _ids_of_line(line) if ranking is None else ranking
-            scored[index] = ranked_result(testset.questions[index], values, ids, judgments)
+            question = testset.questions[index]
+            scored[index] = ranked_result(question, values, ids, judgments, fingerprint)
             lines[index] = line
     return lines
 
@@ -228,7 +232,7 @@ def _score_part(
         result = score_ranked(question, ranking, specs)
         line = question_line(result)
         ids = None if plain_ids(ranking) else ranking
-        scored.append((index, result.metrics, result.judgments, line, ids))
+        scored.append((index, result.metrics, result.judgments, result.fingerprint, line, ids))
     return _Part(list(rankings), scored)
 
 

@@ -101,10 +101,14 @@ def ranked_result(
     values: dict[str, float],
     ranking: Sequence[str],
     judgments: dict[str, int] | None = None,
+    fingerprint: str | None = None,
 ) -> QuestionResult:
     """What :func:`score_ranked` returns for a question the run ranks, from its values
-    (also for a question scored in another process, parallel_scoring.py)."""
-    return _result(question, STATUS_OK, values, ranking, judgments=judgments)
+    (also for a question scored in another process, parallel_scoring.py, which sends the
+    question's ``fingerprint`` as it computed it)."""
+    return _result(
+        question, STATUS_OK, values, ranking, judgments=judgments, fingerprint=fingerprint
+    )
 
 
 def _result(
@@ -118,6 +122,7 @@ def _result(
     answer: str | None = None,
     latency_ms: float | None = None,
     usage: Usage | None = None,
+    fingerprint: str | None = None,
 ) -> QuestionResult:
     return question_result(
         id=question.id,
@@ -126,7 +131,7 @@ def _result(
         metrics=values,
         retrieved=retrieved,
         relevant=dict(question.relevant),
-        fingerprint=question.fingerprint,
+        fingerprint=fingerprint or question.fingerprint,
         answerable=question.answerable,
         critical=question.critical,
         tags=question.tags,
