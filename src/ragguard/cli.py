@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
     from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
+    from ragguard.parallel_scoring import ScoredRun
     from ragguard.results import QuestionResult, Results
     from ragguard.runs import Chunk, Run
     from ragguard.testset import TestSet
@@ -241,6 +242,11 @@ def _check_sources(
 )
 @click.option("--judge", "use_judge", is_flag=True, help="Use the judge for generation metrics.")
 @click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
+@click.option(
+    "--processes",
+    type=click.IntRange(min=1),
+    help="Processes that read and score a large --trec-run (default: one per core, at most 8).",
+)
 def score(
     testset: Path | None,
     run: tuple[Path, ...],
@@ -255,6 +261,7 @@ def score(
     config_file: Path | None,
     use_judge: bool,
     dry_run: bool,
+    processes: int | None,
 ) -> None:
     """Score a recorded run against a test set and print the table.
 
@@ -277,8 +284,10 @@ def score(
         }
     # options None: retrieval metrics only and nothing about generation asked, so the
     # generation and judge modules (most of a short run's start-up) are not loaded.
+    lines: dict[int, str] = {}
     if qrels and trec_run:
-        results = _score_trec(qrels, trec_run, specs, suite, dry_run, options)
+        scored = _score_trec(qrels, trec_run, specs, suite, dry_run, options, processes)
+        results, lines = (scored.results, scored.lines) if scored else (None, {})
     else:
         results = _score_records(testset, run, beir, split, specs, suite, dry_run, options)
     if results is None:
@@ -286,7 +295,7 @@ def score(
     if out:
         from ragguard.results import write_results
 
-        write_results(results, out)
+        write_results(results, out, lines)
     from ragguard.render import terminal_report
 
     click.echo(terminal_report(results), nl=False)
@@ -310,8 +319,10 @@ def _score_trec(
     suite: str | None,
     dry_run: bool,
     options: dict[str, Any] | None,
-) -> Results | None:
-    """TREC qrels and run: rankings of ids only, read and scored without run records."""
+    processes: int | None,
+) -> ScoredRun | None:
+    """TREC qrels and run: rankings of ids only, read and scored without run records; a
+    large run in parts, one process a part, when only retrieval is scored."""
     from ragguard.formats.trec import (
         load_qrels,
         load_trec_rankings,
@@ -319,6 +330,7 @@ def _score_trec(
         unjudged_warning,
     )
     from ragguard.gitinfo import current_commit
+    from ragguard.parallel_scoring import ScoredRun, planned_parts, score_run_in_parts
     from ragguard.scoring import score_rankings
 
     generation = [spec.name for spec in specs if spec.is_generation]
@@ -329,6 +341,16 @@ def _score_trec(
             "the system's answers; drop them from --metrics",
         )
     loaded = load_qrels(qrels)
+    suite_name = _suite_name(suite, loaded.source)
+    cuts = planned_parts(trec_run, processes) if options is None else None
+    if cuts:
+        scored = score_run_in_parts(
+            loaded, trec_run, cuts, specs, suite=suite_name, git=current_commit()
+        )
+        if scored:
+            _warn_if(no_relevant_warning(loaded))
+            _warn_if(unjudged_warning(trec_run, scored.run_queries, loaded))
+            return scored
     rankings = load_trec_rankings(trec_run)
     _warn_if(no_relevant_warning(loaded))
     _warn_if(unjudged_warning(trec_run, rankings, loaded))
@@ -344,15 +366,16 @@ def _score_trec(
             return None
         config = setup.fingerprint
         origins = corpus_origins(loaded, specs, options["corpus"])
-    return score_rankings(
+    results = score_rankings(
         loaded,
         rankings,
         specs,
-        suite=_suite_name(suite, loaded.source),
+        suite=suite_name,
         git=current_commit(),
         config=config,
         origins=origins,
     )
+    return ScoredRun(results)
 
 
 def _load_testset(testset: Path | None, beir: Path | None, split: str | None) -> TestSet:

@@ -183,29 +183,33 @@ class Results:
     def to_json(self) -> str:
         return "".join(self.json_chunks())
 
-    def json_chunks(self) -> Iterator[str]:
+    def json_chunks(self, lines: Mapping[int, str] | None = None) -> Iterator[str]:
         """The JSON text in pieces, for writing a large file without holding it whole.
 
         The header is indented; each question is one line, encoded by json's C encoder
         (an indented dump goes through its pure-Python encoder: ten times slower, and
-        millions of small strings). NaN raises ValueError.
+        millions of small strings). NaN raises ValueError. ``lines``: question lines
+        already encoded by :func:`question_line`, by position (in the process that scored
+        them, parallel_scoring.py); the others are encoded here.
         """
         header = json.dumps(self._header(), ensure_ascii=False, indent=1, allow_nan=False)
         yield header[: -len("\n}")] + ',\n "questions": [\n'
         if not self.questions:
             yield " ]\n}\n"
             return
-        yield from _lines_and_columns(self.questions)
+        yield from _lines_and_columns(self.questions, lines or {})
 
 
-def _lines_and_columns(questions: Sequence[QuestionResult]) -> Iterator[str]:
+def _lines_and_columns(
+    questions: Sequence[QuestionResult], lines: Mapping[int, str]
+) -> Iterator[str]:
     """The question lines, then their columns block and its check (results_columns.py):
     a CRC-32 of the bytes from the first line to the block's end."""
     from ragguard.results_columns import CHECK_FORMAT, COLUMNS_KEY, columns_of
 
     check, line_bytes, separator = 0, [], "  "
-    for question in questions:
-        line = _question_json(question)
+    for index, question in enumerate(questions):
+        line = lines.get(index) or question_line(question)
         encoded = line.encode()
         line_bytes.append(len(encoded))
         check = zlib.crc32(encoded, zlib.crc32(separator.encode(), check))
@@ -223,18 +227,24 @@ _QUESTION_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separa
 _PLAIN_ID = re.compile(r'[^"\\\x00-\x1f]*').fullmatch
 
 
-def _question_json(question: QuestionResult) -> str:
+def question_line(question: QuestionResult) -> str:
     """One question as a line of JSON. Its retrieved ids (most of a results file) are joined
-    directly when none needs escaping: the encoder costs about ten times more per id."""
+    directly when none needs escaping (:func:`plain_ids`): the encoder costs about ten times
+    more per id. They come last in the line either way."""
     data = _question_to_dict(question)
     ids = data.pop("retrieved")
-    joined = "".join(ids)
-    plain = joined.isprintable() and '"' not in joined and "\\" not in joined
-    if not (plain or _PLAIN_ID(joined)):
+    if not plain_ids(ids):
         data["retrieved"] = ids
         return _QUESTION_ENCODER.encode(data)
     retrieved = '["' + '", "'.join(ids) + '"]' if ids else "[]"
     return f'{_QUESTION_ENCODER.encode(data)[:-1]}, "retrieved": {retrieved}}}'
+
+
+def plain_ids(ids: Sequence[str]) -> bool:
+    """Whether no id needs escaping in JSON, so the ids are written joined as they are."""
+    joined = "".join(ids)
+    plain = joined.isprintable() and '"' not in joined and "\\" not in joined
+    return plain or _PLAIN_ID(joined) is not None
 
 
 def config_fingerprint(config: Mapping[str, Any]) -> str:
@@ -301,8 +311,11 @@ def _question_fields(question: QuestionResult) -> dict[str, Any]:
     } | ({"usage": question.usage.to_dict()} if question.usage is not None else {})
 
 
-def write_results(results: Results, path: str | Path) -> Path:
-    """Write the results file atomically (a crash never leaves half a baseline)."""
+def write_results(
+    results: Results, path: str | Path, lines: Mapping[int, str] | None = None
+) -> Path:
+    """Write the results file atomically (a crash never leaves half a baseline); ``lines``:
+    see :meth:`Results.json_chunks`."""
     path = Path(path)
     if path.is_dir():
         raise InputError(path, "is a directory; give a file name such as results.json")
@@ -310,7 +323,7 @@ def write_results(results: Results, path: str | Path) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with temporary.open("w", encoding="utf-8") as file:
-            file.writelines(results.json_chunks())  # NaN raises here, before the rename
+            file.writelines(results.json_chunks(lines))  # NaN raises here, before the rename
         temporary.replace(path)
     except OSError as exc:
         with suppress(OSError):

@@ -87,26 +87,42 @@ def score_ranked(
         values = dict.fromkeys(_names(retrieval), 0.0)
         return _result(question, STATUS_MISSING, values, (), error=MISSING_MESSAGE)
     if not retrieval:
-        return _result(question, STATUS_OK, {}, tuple(ranking))
+        return ranked_result(question, {}, tuple(ranking))
     if question.evidence or _has_document_level(retrieval):
         chunks = tuple(map(Chunk, ranking))
         values, judgments = _retrieval_values(question, chunks, retrieval, origins, None)
-        return _result(question, STATUS_OK, values, tuple(ranking), judgments=judgments)
+        return ranked_result(question, values, tuple(ranking), judgments)
     values = score_ranking(ranking, Labels.from_grades(question.relevant), retrieval)
-    return _result(question, STATUS_OK, values, tuple(ranking))
+    return ranked_result(question, values, tuple(ranking))
+
+
+def ranked_result(
+    question: Question,
+    values: dict[str, float],
+    ranking: Sequence[str],
+    judgments: dict[str, int] | None = None,
+    fingerprint: str | None = None,
+) -> QuestionResult:
+    """What :func:`score_ranked` returns for a question the run ranks, from its values
+    (also for a question scored in another process, parallel_scoring.py, which sends the
+    question's ``fingerprint`` as it computed it)."""
+    return _result(
+        question, STATUS_OK, values, ranking, judgments=judgments, fingerprint=fingerprint
+    )
 
 
 def _result(
     question: Question,
     status: str,
     values: dict[str, float],
-    retrieved: tuple[str, ...],
+    retrieved: Sequence[str],
     *,
     error: str | None = None,
     judgments: dict[str, int] | None = None,
     answer: str | None = None,
     latency_ms: float | None = None,
     usage: Usage | None = None,
+    fingerprint: str | None = None,
 ) -> QuestionResult:
     return question_result(
         id=question.id,
@@ -115,7 +131,7 @@ def _result(
         metrics=values,
         retrieved=retrieved,
         relevant=dict(question.relevant),
-        fingerprint=question.fingerprint,
+        fingerprint=fingerprint or question.fingerprint,
         answerable=question.answerable,
         critical=question.critical,
         tags=question.tags,
@@ -241,7 +257,7 @@ def score_run(
     )
     if wanted:
         questions = _with_generation(questions, testset, records, wanted, generation, judge, corpus)
-    return _results(questions, names, suite, config, git, created_at)
+    return results_of(questions, names, suite, config, git, created_at)
 
 
 def _with_generation(
@@ -288,17 +304,18 @@ def score_rankings(
     if generation:
         raise ValueError(f"rankings have no answers to score {', '.join(generation)}")
     questions = tuple(score_ranked(q, rankings.get(q.id), specs, origins) for q in testset)
-    return _results(questions, tuple(spec.name for spec in specs), suite, config, git, created_at)
+    return results_of(questions, tuple(spec.name for spec in specs), suite, config, git, created_at)
 
 
-def _results(
+def results_of(
     questions: tuple[QuestionResult, ...],
     names: tuple[str, ...],
     suite: str,
-    config: Mapping[str, Any] | None,
-    git: Mapping[str, str | None] | None,
-    created_at: str | None,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
 ) -> Results:
+    """The results of scored questions: their summary and the test set's fingerprint."""
     return Results(
         suite=suite,
         created_at=created_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import compress, count, pairwise
 from operator import gt, ne
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from ragguard.bulk import collector_paused
 from ragguard.errors import InputError
@@ -82,20 +82,26 @@ def _open_checked(path: Path, what: str) -> None:
         raise InputError(path, f"is a directory, expected a {what}")
 
 
-def _blocks(path: Path, what: str) -> Iterator[bytes]:
-    """The file's bytes in blocks of whole lines (a BOM at the start is dropped)."""
+def _blocks(path: Path, what: str, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+    """The file's bytes in blocks of whole lines (a BOM at the start is dropped); from byte
+    ``start`` (a line's start) to ``stop`` (a line's start, or the end)."""
     try:
         with path.open("rb") as file:
+            left = (file.seek(0, 2) if stop is None else stop) - start
+            file.seek(start)
             rest = b""
-            more = file.read(BLOCK_BYTES).removeprefix(b"\xef\xbb\xbf")
+            more = file.read(min(BLOCK_BYTES, left))
+            if not start:
+                more = more.removeprefix(b"\xef\xbb\xbf")
             while more:
+                left -= len(more)
                 end = more.rfind(b"\n")
                 if end < 0:  # no line ends in this read: keep reading
                     rest += more
                 else:
                     yield rest + more[: end + 1]
                     rest = more[end + 1 :]
-                more = file.read(BLOCK_BYTES)
+                more = file.read(min(BLOCK_BYTES, left))
             if rest:
                 yield rest
     except OSError as exc:
@@ -348,6 +354,53 @@ def load_trec_rankings(path: str | Path) -> dict[str, Ranking]:
     if not rankings:
         raise InputError(path, _empty("run file"))
     return rankings
+
+
+def query_cuts(path: Path, parts: int) -> list[int]:
+    """Byte offsets that cut the run file into up to ``parts`` pieces of about equal size,
+    each cut at the start of a line whose query differs from the line before: ``[0, ...,
+    size]``. Fewer pieces when one query's lines span a cut; a cut that guesses wrong (blank
+    or unusual lines) is caught later, as a query found in two pieces."""
+    with path.open("rb") as file:
+        size = file.seek(0, 2)
+        cuts = [0]
+        for part in range(1, parts):
+            cut = _next_query_start(file, max(part * size // parts, cuts[-1]))
+            if cut is None:
+                break
+            if cut > cuts[-1]:
+                cuts.append(cut)
+    return [*cuts, size]
+
+
+def _next_query_start(file: BinaryIO, offset: int) -> int | None:
+    """The offset of the first line after ``offset`` whose query differs from the line
+    before it, or None at the end of the file."""
+    file.seek(offset)
+    if offset:
+        file.readline()  # the rest of the line the offset falls in
+    query = None
+    while True:
+        start = file.tell()
+        line = file.readline()
+        if not line:
+            return None
+        fields = line.split(None, 1)
+        if not fields:
+            continue
+        if query is not None and fields[0] != query:
+            return start
+        query = fields[0]
+
+
+def rankings_between(path: Path, start: int, stop: int) -> dict[str, Ranking] | None:
+    """The rankings of the queries whose lines lie from byte ``start`` to ``stop`` (see
+    :func:`query_cuts`), by the fast reader; None when that piece needs the exact reader."""
+    try:
+        with collector_paused():
+            return _fast_rankings(_blocks(path, "run file", start, stop))
+    except _Unusual:
+        return None
 
 
 def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
