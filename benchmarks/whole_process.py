@@ -16,6 +16,8 @@ Every tool runs as its own process on the same files and writes its per-question
 - ranx (when installed): ``Qrels.from_file``, ``Run.from_file``, ``evaluate(...,
   return_mean=False)``, ``json.dump``. ranx compiles numba functions on first use and caches
   them on disk: an untimed warm-up run on tiny files fills that cache (in ranx's favour).
+- ragguard-1: ragguard kept to one process (``--processes 1``), where ``ragguard`` reads a
+  large run in parts, one process per core (docs/formats.md, "Large runs in parts");
 - ragguard-before (with ``--before-src``): ragguard from another source tree (its ``src``
   folder on PYTHONPATH), e.g. an export of main, to print before and after in one run.
 
@@ -270,6 +272,8 @@ def commands(
         if tool.startswith("ragguard"):
             command = [sys.executable, "-m", "ragguard", "score", "--qrels", str(qrels)]
             command += ["--trec-run", str(run), "--metrics", METRICS, "--out", str(out)]
+            if tool == "ragguard-1":
+                command += ["--processes", "1"]
             source = before if tool == "ragguard-before" else None
             chosen[tool] = (command, ragguard_env(source), out)
         else:
@@ -407,7 +411,7 @@ def available(requested: Sequence[str], before: Path | None) -> list[str]:
     for tool in requested:
         if tool in MODULES and tool not in installed:
             print(f"{tool}: not installed (pip install {tool.replace('_', '-')}), left out")
-    return [tool for tool in requested if tool == "ragguard" or tool in installed]
+    return [tool for tool in requested if tool in ("ragguard", "ragguard-1") or tool in installed]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -418,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--tools",
         nargs="+",
-        default=["pytrec_eval", "ir_measures", "ranx", "ragguard-before", "ragguard"],
+        default=["pytrec_eval", "ir_measures", "ranx", "ragguard-before", "ragguard-1", "ragguard"],
     )
     parser.add_argument(
         "--before-src", type=Path, help="another ragguard's src folder, timed as ragguard-before"

@@ -207,6 +207,7 @@ def test_one_process_when_asked_or_when_the_file_is_small(tmp_path, monkeypatch)
 def test_the_score_command_splits_a_large_run(tmp_path, monkeypatch, ragguard_cli):
     qrels, run = write_trec(tmp_path)
     monkeypatch.setattr(parallel_scoring, "PART_BYTES", 4096)
+    monkeypatch.setattr(parallel_scoring, "available_processes", lambda: 2)  # a 1-core runner
     calls = []
     real = parallel_scoring.score_run_in_parts
 

@@ -6,9 +6,10 @@ lines. On a machine with two or more cores, the run file is cut at query boundar
 parts of about equal size (:func:`~ragguard.formats.trec.query_cuts`); a forked child
 reads, scores and encodes each part but the first, which this process does meanwhile. Each
 child sends back, through a pipe, the run's query ids in its part and, for each question it
-scored, its position, metric values, judgments and results line; this process rebuilds those
-questions (:func:`~ragguard.scoring.ranked_result`), their ids kept as the text of their line
-until used, and writes the children's lines as they are.
+scored, its position, metric values, judgments, fingerprint and results line; this process
+rebuilds those questions (:func:`~ragguard.scoring.ranked_result`), their ids kept as the
+text of their line until used, and writes every line as the process that scored it encoded
+it.
 
 The result is the single-process result, byte for byte (tests/test_parallel_scoring.py). Any
 doubt goes back to the single-process path, which reads the whole file again and names any
