@@ -8,7 +8,6 @@ import random
 import signal
 import subprocess
 import sys
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from tests.conftest import assert_input_error
 
 from ragguard import parallel_scoring
 from ragguard.cli import parse_metrics_option
-from ragguard.formats.trec import load_qrels, load_trec_rankings, query_cuts, rankings_between
+from ragguard.formats.trec import load_qrels, load_trec_rankings, query_cuts
 from ragguard.parallel_scoring import planned_parts, score_run_in_parts
 from ragguard.results import load_results, write_results
 from ragguard.results_lines import LazyIds
@@ -123,29 +122,6 @@ def test_a_file_written_in_parts_loads_like_any_other(tmp_path):
     path = write_results(scored.results, tmp_path / "parts.json", scored.lines)
     loaded = load_results(path)
     assert [q.metrics for q in loaded.questions] == [q.metrics for q in scored.results.questions]
-
-
-def test_cuts_fall_between_queries_and_the_parts_read_the_whole_run(tmp_path):
-    _, run = write_trec(tmp_path)
-    data = run.read_bytes()
-    for parts in (2, 3, 4, 8):
-        cuts = query_cuts(run, parts)
-        assert cuts[0] == 0 and cuts[-1] == len(data) and cuts == sorted(set(cuts))
-        for cut in cuts[1:-1]:
-            before = data[:cut].splitlines()[-1].split()[0]
-            assert data[cut - 1 : cut] == b"\n" and data[cut:].split()[0] != before
-        merged: dict[str, tuple[str, ...]] = {}
-        for start, stop in pairwise(cuts):
-            part = rankings_between(run, start, stop)
-            assert part is not None and not set(part) & set(merged)
-            merged |= part
-        assert merged == load_trec_rankings(run)
-
-
-def test_a_run_of_one_query_is_one_part(tmp_path):
-    run = tmp_path / "r.run"
-    run.write_text("".join(f"q1 Q0 d{i} {i} {100 - i} t\n" for i in range(1, 60)))
-    assert query_cuts(run, 4) == [0, run.stat().st_size]
 
 
 def test_a_part_the_fast_reader_cannot_read_sends_the_run_back_to_one_process(tmp_path):

@@ -6,9 +6,11 @@ import json
 import random
 import subprocess
 import sys
+from itertools import pairwise
 
 import pytest
 import pytrec_eval
+from tests.test_parallel_scoring import write_trec
 
 from ragguard.formats import load_run_file, trec
 from ragguard.formats.trec import (
@@ -20,6 +22,8 @@ from ragguard.formats.trec import (
     no_relevant_warning,
     parse_qrels,
     parse_trec_run,
+    query_cuts,
+    rankings_between,
 )
 from ragguard.runs import Chunk, RunRecord
 from ragguard.testset import Question
@@ -399,3 +403,26 @@ def test_running_out_of_memory_while_reading_is_one_line_naming_the_file(tmp_pat
         f"ragguard: error: {run}: out of memory reading the run file; split it into smaller "
         "files or give the job more memory"
     ]
+
+
+def test_cuts_fall_between_queries_and_the_parts_read_the_whole_run(tmp_path):
+    _, run = write_trec(tmp_path)
+    data = run.read_bytes()
+    for parts in (2, 3, 4, 8):
+        cuts = query_cuts(run, parts)
+        assert cuts[0] == 0 and cuts[-1] == len(data) and cuts == sorted(set(cuts))
+        for cut in cuts[1:-1]:
+            before = data[:cut].splitlines()[-1].split()[0]
+            assert data[cut - 1 : cut] == b"\n" and data[cut:].split()[0] != before
+        merged: dict[str, tuple[str, ...]] = {}
+        for start, stop in pairwise(cuts):
+            part = rankings_between(run, start, stop)
+            assert part is not None and not set(part) & set(merged)
+            merged |= part
+        assert merged == load_trec_rankings(run)
+
+
+def test_a_run_of_one_query_is_one_part(tmp_path):
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"q1 Q0 d{i} {i} {100 - i} t\n" for i in range(1, 60)))
+    assert query_cuts(run, 4) == [0, run.stat().st_size]
