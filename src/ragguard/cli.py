@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -323,12 +323,7 @@ def _score_trec(
 ) -> ScoredRun | None:
     """TREC qrels and run: rankings of ids only, read and scored without run records; a
     large run in parts, one process a part, when only retrieval is scored."""
-    from ragguard.formats.trec import (
-        load_qrels,
-        load_trec_rankings,
-        no_relevant_warning,
-        unjudged_warning,
-    )
+    from ragguard.formats.trec import load_qrels, load_trec_rankings
     from ragguard.gitinfo import current_commit
     from ragguard.parallel_scoring import ScoredRun, planned_parts, score_run_in_parts
     from ragguard.scoring import score_rankings
@@ -348,12 +343,10 @@ def _score_trec(
             loaded, trec_run, cuts, specs, suite=suite_name, git=current_commit()
         )
         if scored:
-            _warn_if(no_relevant_warning(loaded))
-            _warn_if(unjudged_warning(trec_run, scored.run_queries, loaded))
+            _warn_about_trec(loaded, trec_run, scored.run_queries)
             return scored
     rankings = load_trec_rankings(trec_run)
-    _warn_if(no_relevant_warning(loaded))
-    _warn_if(unjudged_warning(trec_run, rankings, loaded))
+    _warn_about_trec(loaded, trec_run, rankings)
     config: dict[str, Any] = {}
     origins = None
     if options is not None:
@@ -376,6 +369,14 @@ def _score_trec(
         origins=origins,
     )
     return ScoredRun(results)
+
+
+def _warn_about_trec(loaded: TestSet, trec_run: Path, run_queries: Iterable[str]) -> None:
+    """Queries judged with no relevant document, and run queries the qrels do not judge."""
+    from ragguard.formats.trec import no_relevant_warning, unjudged_warning
+
+    _warn_if(no_relevant_warning(loaded))
+    _warn_if(unjudged_warning(trec_run, run_queries, loaded))
 
 
 def _load_testset(testset: Path | None, beir: Path | None, split: str | None) -> TestSet:

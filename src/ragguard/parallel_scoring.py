@@ -35,7 +35,7 @@ from ragguard.bulk import collector_paused
 from ragguard.formats.trec import Ranking, query_cuts, rankings_between
 from ragguard.metrics.names import MetricSpec
 from ragguard.results import QuestionResult, Results, plain_ids, question_line
-from ragguard.results_lines import LazyIds
+from ragguard.results_lines import RETRIEVED, LazyIds
 from ragguard.scoring import ranked_result, results_of, score_ranked
 from ragguard.testset import TestSet
 
@@ -43,7 +43,6 @@ from ragguard.testset import TestSet
 # milliseconds, and a run file of 8 MiB takes about half a second to read and score.
 PART_BYTES = 4 << 20
 MAX_PROCESSES = 8
-_RETRIEVED_KEY = ', "retrieved": '
 
 
 @dataclass(frozen=True)
@@ -166,7 +165,7 @@ def _add_parts(
 
 def _ids_of_line(line: str) -> LazyIds:
     """The ids a plain line ends with (``..., "retrieved": ["a", "b"]}``), split on first use."""
-    start = line.rindex(_RETRIEVED_KEY) + len(_RETRIEVED_KEY)
+    start = line.rindex(RETRIEVED) + len(RETRIEVED)
     return LazyIds(line, start, len(line) - 1)
 
 
