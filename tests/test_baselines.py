@@ -162,3 +162,36 @@ def test_baseline_fetch_failures_are_one_line(
     assert done.stdout == ""
     assert_input_error(done.returncode, done.stderr, *fragments)
     assert not (clone / "baseline.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--remote", "--upload-pack=touch {pwned}"),
+        ("--remote", "-c core.sshCommand=touch {pwned}"),
+        ("--data-branch", "--upload-pack=touch {pwned}"),
+        ("--branch", "--output={pwned}"),
+        ("--data-branch", "x:refs/heads/main"),
+    ],
+)
+def test_baseline_fetch_never_hands_git_an_option(
+    ragguard_process, clone: Path, option: str, value: str
+) -> None:
+    pwned = clone.parent / "pwned"
+    given = value.format(pwned=pwned)
+    done = ragguard_process(
+        "baseline", "fetch", "--suite", "orders-api", f"{option}={given}", cwd=clone
+    )
+    assert_input_error(done.returncode, done.stderr, option)
+    assert not pwned.exists()
+    assert not (clone / "baseline.json").exists()
+
+
+def test_a_value_that_slips_past_the_check_still_reaches_git_as_a_name(clone: Path) -> None:
+    """Below the check, git itself gets the remote after --end-of-options."""
+    from ragguard.core.git import END_OF_OPTIONS, run_git
+
+    pwned = clone.parent / "pwned"
+    done = run_git("fetch", END_OF_OPTIONS, f"--upload-pack=touch {pwned}", cwd=clone)
+    assert done is not None and done.returncode != 0
+    assert not pwned.exists()

@@ -323,8 +323,8 @@ def _score_trec(
 ) -> ScoredRun | None:
     """TREC qrels and run: rankings of ids only, read and scored without run records; a
     large run in parts, one process a part, when only retrieval is scored."""
+    from ragguard.core.git import current_commit
     from ragguard.formats.trec import load_qrels, load_trec_rankings
-    from ragguard.gitinfo import current_commit
     from ragguard.parallel_scoring import ScoredRun, planned_parts, score_run_in_parts
     from ragguard.scoring import score_rankings
 
@@ -403,8 +403,8 @@ def _score_records(
     metrics. Several runs are repeats of one run: every file is read and checked (and the
     judge's budget over all of them) before anything is judged; each is scored alone, through
     one judge client, and they are combined (``repeats.combine_repeats``)."""
+    from ragguard.core.git import current_commit
     from ragguard.formats import load_run_file
-    from ragguard.gitinfo import current_commit
     from ragguard.labels import corpus_origins, unmatched_label_warning
     from ragguard.repeats import combine_repeats
     from ragguard.scoring import score_run
@@ -701,8 +701,8 @@ def run_command(
     import time
 
     from ragguard.config import MAX_REPEAT, load_config, with_repeat
+    from ragguard.core.git import current_commit
     from ragguard.files import check_writable
-    from ragguard.gitinfo import current_commit
     from ragguard.journal import (
         PassJournals,
         pass_records_path,
@@ -1212,9 +1212,10 @@ def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     import functools
     import os
 
-    from ragguard.ci.glue import Collaborators, evaluate_config, git_commit_time, run_ci
+    from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
     from ragguard.ci.masks import ci_secrets, mask_secrets
     from ragguard.ci.settings import read_settings
+    from ragguard.core.git import git_commit_time
     from ragguard.github import GitHubClient, GitHubError
 
     settings = read_settings(os.environ)

@@ -9,14 +9,20 @@ its commit and branch, so the comparison on a laptop is the one CI made.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragguard.core.git import (
+    END_OF_OPTIONS,
+    NETWORK_TIMEOUT,
+    check_branch,
+    check_remote,
+    failure_text,
+    run_git,
+    succeeded,
+)
 from ragguard.errors import InputError
 from ragguard.github.databranch import DATA_BRANCH, latest_path
-
-GIT_TIMEOUT = 300
 
 
 @dataclass(frozen=True)
@@ -35,18 +41,34 @@ def fetch_baseline(
     data_branch: str = DATA_BRANCH,
 ) -> Fetched:
     """The stored baseline of ``suite`` on ``branch`` (the newest, or that of ``commit``,
-    a full sha or a unique prefix)."""
+    a full sha or a unique prefix).
+
+    The remote and both branch names are checked before git sees them, and reach git only
+    after ``--end-of-options``: none of them can become an option of git's."""
+    check_remote(remote)
+    check_branch(data_branch, "--data-branch")
+    check_branch(branch, "--branch")
     ref = f"refs/remotes/{remote}/{data_branch}"
-    fetched = _git(repo, "fetch", "--quiet", remote, f"+refs/heads/{data_branch}:{ref}")
-    if fetched.returncode != 0:
+    fetched = run_git(
+        "fetch",
+        "--quiet",
+        END_OF_OPTIONS,
+        remote,
+        f"+refs/heads/{data_branch}:{ref}",
+        cwd=repo,
+        timeout=NETWORK_TIMEOUT,
+    )
+    if not succeeded(fetched):
         raise InputError(
             f"{remote}/{data_branch}",
-            f"cannot fetch the data branch ({_last_line(fetched.stderr)}); has the action's "
+            f"cannot fetch the data branch ({failure_text(fetched)}); has the action's "
             "baseline job run on the target branch, and is --remote right?",
         )
     path = _snapshot(repo, ref, branch, suite, commit) if commit else latest_path(branch, suite)
-    shown = _git(repo, "show", f"{ref}:{path}", text=False)
-    if shown.returncode != 0:
+    shown = run_git(
+        "show", END_OF_OPTIONS, f"{ref}:{path}", cwd=repo, text=False, timeout=NETWORK_TIMEOUT
+    )
+    if not succeeded(shown):
         raise InputError(
             f"{remote}/{data_branch}:{path}",
             f"no stored baseline there; check --suite ({suite}) and --branch ({branch})",
@@ -56,7 +78,17 @@ def fetch_baseline(
 
 def _snapshot(repo: Path, ref: str, branch: str, suite: str, commit: str) -> str:
     folder = f"{branch}/{suite}/"
-    listed = _git(repo, "ls-tree", "--name-only", ref, folder).stdout
+    done = run_git(
+        "ls-tree",
+        "--name-only",
+        END_OF_OPTIONS,
+        ref,
+        "--",
+        folder,
+        cwd=repo,
+        timeout=NETWORK_TIMEOUT,
+    )
+    listed = done.stdout if succeeded(done) else ""
     matches = [name for name in listed.split() if Path(name).name.startswith(commit.lower())]
     if len(matches) != 1:
         found = "none" if not matches else f"{len(matches)}, give more of the sha"
@@ -66,19 +98,3 @@ def _snapshot(repo: Path, ref: str, branch: str, suite: str, commit: str) -> str
             key="--commit",
         )
     return matches[0]
-
-
-def _git(repo: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        capture_output=True,
-        text=text,
-        timeout=GIT_TIMEOUT,
-        check=False,
-    )
-
-
-def _last_line(stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    return lines[-1] if lines else "git failed"

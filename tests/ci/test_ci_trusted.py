@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from compare_cases import QUESTIONS, head_results, results
-from ragguard.ci.glue import git_repo_path
 from ragguard.ci.sections import CiOptions
 from ragguard.ci.trusted import (
     baseline_changes,
@@ -21,6 +20,7 @@ from ragguard.ci.trusted import (
     target_rules,
 )
 from ragguard.compare import compare
+from ragguard.core.git import git_repo_path
 from ragguard.errors import InputError
 from ragguard.gate import GateRules, MetricRule
 from ragguard.sources import LineDict

@@ -24,7 +24,6 @@ folder, for the workflow to upload as an artifact and a ``workflow_run`` workflo
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -71,6 +70,7 @@ from ragguard.compare import (
     describe_age,
 )
 from ragguard.config import Config, load_config, with_repeat
+from ragguard.core.git import git_head, git_repo_path
 from ragguard.errors import InputError
 from ragguard.files import write_all, write_report
 from ragguard.gate import GateRules, gate_rules_of
@@ -803,49 +803,3 @@ def evaluate_config(
         print(f"ragguard: {cost}", file=sys.stderr)
         append_summary(summary_file, f"ragguard {config.suite}: {cost}\n")
     return results
-
-
-def git_head() -> str | None:
-    """The commit checked out in the working directory, else None (not a git checkout)."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    value = done.stdout.strip()
-    return value if done.returncode == 0 and value else None
-
-
-def git_repo_path(path: Path) -> str:
-    """``path`` as the API names it: relative to the top of its git checkout. Outside a
-    checkout, a relative path as given (Actions runs in the checkout), else the file name."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(path.parent), "rev-parse", "--show-prefix"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        done = None
-    if done is not None and done.returncode == 0:
-        return done.stdout.strip() + path.name
-    return path.as_posix() if not path.is_absolute() else path.name
-
-
-def git_commit_time(sha: str) -> str | None:
-    """The committer date of ``sha`` from the checkout (no API request), else None."""
-    try:
-        done = subprocess.run(
-            ["git", "show", "-s", "--format=%cI", sha],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    value = done.stdout.strip()
-    return value if done.returncode == 0 and value else None

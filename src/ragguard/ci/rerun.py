@@ -17,44 +17,43 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragguard.config import Config
+from ragguard.core.git import END_OF_OPTIONS, failure_text, git_output, run_git, succeeded
 from ragguard.results import Results, load_results
 
 RUN_TIMEOUT = 3600
-
-
-def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
-    )
+GIT_TIMEOUT = 600
 
 
 def rerun_in_worktree(
     config: Config, commit: str, out: Path, log: Callable[[str], None]
 ) -> Results | None:
     """Results of ``config``'s suite at ``commit``, or None (said in the log) if not possible."""
-    top_run = _git("rev-parse", "--show-toplevel", cwd=config.root)
-    if top_run.returncode != 0:
+    top_text = git_output("rev-parse", "--show-toplevel", cwd=config.root)
+    if top_text is None:
         log(f"ragguard: no baseline rerun: {config.root} is not in a git checkout")
         return None
-    top = Path(top_run.stdout.strip())
-    if _git("cat-file", "-e", f"{commit}^{{commit}}", cwd=top).returncode != 0:
-        fetched = _git("fetch", "--no-tags", "--depth=1", "origin", commit, cwd=top)
-        if fetched.returncode != 0:
-            log(
-                f"ragguard: no baseline rerun: cannot fetch {commit[:12]}: {fetched.stderr.strip()}"
-            )
+    top = Path(top_text)
+    if not succeeded(run_git("cat-file", "-e", END_OF_OPTIONS, f"{commit}^{{commit}}", cwd=top)):
+        fetched = run_git(
+            "fetch", "--no-tags", "--depth=1", END_OF_OPTIONS, "origin", commit,
+            cwd=top, timeout=GIT_TIMEOUT,
+        )  # fmt: skip
+        if not succeeded(fetched):
+            log(f"ragguard: no baseline rerun: cannot fetch {commit[:12]}: {failure_text(fetched)}")
             return None
     relative = config.path.resolve().relative_to(top.resolve())
     with tempfile.TemporaryDirectory(prefix="ragguard-rerun-") as folder:
         tree = Path(folder) / "tree"
-        added = _git("worktree", "add", "--detach", str(tree), commit, cwd=top)
-        if added.returncode != 0:
-            log(f"ragguard: no baseline rerun: git worktree failed: {added.stderr.strip()}")
+        added = run_git(
+            "worktree", "add", "--detach", "--", str(tree), commit, cwd=top, timeout=GIT_TIMEOUT
+        )
+        if not succeeded(added):
+            log(f"ragguard: no baseline rerun: git worktree failed: {failure_text(added)}")
             return None
         try:
             return _run_there(tree / relative, commit, out, log, config.system.run.repeat)
         finally:
-            _git("worktree", "remove", "--force", str(tree), cwd=top)
+            run_git("worktree", "remove", "--force", "--", str(tree), cwd=top, timeout=GIT_TIMEOUT)
 
 
 def _run_there(
