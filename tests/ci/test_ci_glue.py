@@ -237,6 +237,55 @@ def test_dispatch_with_pr_reads_the_head_from_the_api(
     assert fake.api_requests(pattern=rf"/pulls/{number}$")
 
 
+def test_dispatch_with_the_reviewed_sha_evaluates_that_head(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    save_main_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo)
+    head = fake_repo.pulls[number].head_sha
+    payload = {**push_event(fake_repo), "inputs": {"pr": str(number), "sha": head}}
+    settings = settings_for(fake, suite, "workflow_dispatch", payload, pr=number, sha=head)
+    lines: list[str] = []
+
+    outcome = run_ci(settings, collaborators(settings, lines, head_commit=lambda: head))
+
+    assert outcome.state == "success"
+    assert fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"].state == "success"
+    assert not any("without the sha input" in line for line in lines)
+
+
+def test_dispatch_refuses_a_pull_request_whose_head_moved_after_review(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """Re-evaluation runs with secrets: a push after the review is refused, not run."""
+    number = open_pull(fake, fake_repo)
+    reviewed = fake_repo.pulls[number].head_sha
+    pull = fake_repo.pulls[number]
+    pushed = fake.commit(fake_repo, pull.head_ref, {"later.txt": b"after review"}, "Later").sha
+    pull.head_sha = pushed
+    payload = {**push_event(fake_repo), "inputs": {"pr": str(number), "sha": reviewed}}
+    settings = settings_for(fake, suite, "workflow_dispatch", payload, pr=number, sha=reviewed)
+
+    with pytest.raises(InputError, match=f"#{number}'s head moved to {pushed[:12]}"):
+        run_ci(settings, collaborators(settings, [], head_commit=lambda: reviewed))
+
+    assert fake_repo.statuses == [] and not fake_repo.comments
+
+
+def test_dispatch_without_the_reviewed_sha_says_what_it_risks(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    save_main_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo)
+    payload = {**push_event(fake_repo), "inputs": {"pr": str(number)}}
+    settings = settings_for(fake, suite, "workflow_dispatch", payload, pr=number)
+    lines: list[str] = []
+
+    run_ci(settings, collaborators(settings, lines))
+
+    assert any("without the sha input" in line for line in lines)
+
+
 def test_a_failure_after_pending_ends_in_an_error_status(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:
@@ -353,19 +402,17 @@ def fork_run_with_publish_artifact(
     return number, run.id, head
 
 
-def workflow_run_event(run_id: int, head: str) -> dict:
-    return {
-        "action": "completed",
-        "workflow_run": {"id": run_id, "head_sha": head, "event": "pull_request"},
-        "repository": {"full_name": REPOSITORY, "default_branch": "main"},
-    }
+def workflow_run_event(fake: FakeGitHub, repo: Repo, run_id: int) -> dict:
+    return fake.workflow_run_payload(repo, repo.runs[run_id])
 
 
 def test_workflow_run_publishes_a_fork_pull_requests_report(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:
     number, run_id, head = fork_run_with_publish_artifact(fake, fake_repo, suite)
-    settings = settings_for(fake, suite, "workflow_run", workflow_run_event(run_id, head))
+    settings = settings_for(
+        fake, suite, "workflow_run", workflow_run_event(fake, fake_repo, run_id)
+    )
     lines: list[str] = []
 
     outcome = run_ci(settings, collaborators(settings, lines))
@@ -387,7 +434,9 @@ def test_publish_refuses_an_artifact_about_another_commit(
     document = json.loads(zipfile.ZipFile(io.BytesIO(artifact.zip_bytes)).read("publish.json"))
     document["head_sha"] = fake_repo.refs["heads/main"]
     artifact.zip_bytes = zipped("publish.json", json.dumps(document).encode())
-    settings = settings_for(fake, suite, "workflow_run", workflow_run_event(run_id, head))
+    settings = settings_for(
+        fake, suite, "workflow_run", workflow_run_event(fake, fake_repo, run_id)
+    )
 
     with pytest.raises(InputError, match="not the run's head"):
         run_ci(settings, collaborators(settings, []))

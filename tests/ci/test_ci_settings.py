@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,23 @@ def test_pr_comes_from_the_dispatch_inputs_too(tmp_path: Path) -> None:
     assert settings.pr == 31
 
 
+def test_the_reviewed_sha_comes_with_pr_from_the_inputs_or_the_dispatch(tmp_path: Path) -> None:
+    sha = "0123456789abcdef0123456789ABCDEF01234567"
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"inputs": {"pr": "31", "sha": sha}}))
+    settings = read_settings(
+        actions_env(GITHUB_EVENT_NAME="workflow_dispatch", GITHUB_EVENT_PATH=str(event))
+    )
+    assert (settings.pr, settings.sha) == (31, sha.lower())
+    assert read_settings(actions_env(RAGGUARD_PR="3", RAGGUARD_SHA=sha)).sha == sha.lower()
+    assert read_settings(actions_env(RAGGUARD_PR="3")).sha is None
+
+
+def test_fork_verdicts_are_advisory_unless_set_binding() -> None:
+    assert read_settings(actions_env()).fork_verdicts == "advisory"
+    assert read_settings(actions_env(RAGGUARD_FORK_VERDICTS="binding")).fork_verdicts == "binding"
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [
@@ -93,6 +111,10 @@ def test_pr_comes_from_the_dispatch_inputs_too(tmp_path: Path) -> None:
         ),
         ("RAGGUARD_FAIL_ON", "error", "input fail-on: expected one of fail, warn, never"),
         ("RAGGUARD_PR", "12a", "input pr: expected a pull request number"),
+        ("RAGGUARD_SHA", "abc123", "input sha: expected a full 40-character commit sha"),
+        ("RAGGUARD_SHA", "--output=x" + "0" * 30, "input sha: expected a full 40-character"),
+        ("RAGGUARD_SHA", "0" * 40, "input sha: names the reviewed head of a pull request"),
+        ("RAGGUARD_FORK_VERDICTS", "yes", "input fork-verdicts: expected one of advisory"),
         ("RAGGUARD_BASELINE_STORE", "s3", "input baseline-store: expected one of branch"),
         ("GITHUB_REPOSITORY", "no-slash", "GITHUB_REPOSITORY: expected owner/name"),
     ],

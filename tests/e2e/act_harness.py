@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from typing import Any
 from fake_github import FakeGitHub, GitCommit, Repo
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+_USES = re.compile(r"^\s*-?\s*uses:\s*([\w.-]+/[\w.-]+)@([\w.-]+)", re.MULTILINE)
 ACTION_REF = "ragguard/ragguard@v1"
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Octo Cat",
@@ -35,6 +37,22 @@ GIT_IDENTITY = {
     "GIT_COMMITTER_NAME": "Octo Cat",
     "GIT_COMMITTER_EMAIL": "octocat@example.com",
 }
+
+
+def used_action_refs() -> set[tuple[str, str]]:
+    """(action, ref) of every ``uses:`` in the documented and this repository's workflows,
+    and the version tags the tests' own workflows use."""
+    folders = [PROJECT_ROOT / "docs" / "workflows", PROJECT_ROOT / ".github" / "workflows"]
+    texts = [
+        path.read_text(encoding="utf-8") for folder in folders for path in folder.glob("*.yml")
+    ]
+    texts.append((PROJECT_ROOT / "docs" / "scale.md").read_text(encoding="utf-8"))
+    found = {match.groups() for text in texts for match in _USES.finditer(text)}
+    tags = {("actions/checkout", "v4"), ("actions/setup-python", "v5")}
+    tags |= {("actions/upload-artifact", "v4"), ("actions/download-artifact", "v4")}
+    return found | tags
+
+
 CHECKOUT_STAND_IN = """\
 name: checkout stand-in
 description: Copies the test repository into the workspace, as actions/checkout would.
@@ -236,6 +254,21 @@ class Act:
         (folder / "action.yml").write_text(DOWNLOAD_ARTIFACT_STAND_IN, encoding="utf-8")
         return folder
 
+    def stand_in_options(self) -> list[str]:
+        """act's --local-repository options: each stand-in under every ref the workflows
+        use it by (the pinned commits of the documented workflows, and the version tags)."""
+        folders = {
+            "actions/checkout": self.checkout_action(),
+            "actions/setup-python": self.setup_python_action(),
+            "actions/upload-artifact": self.upload_artifact_action(),
+            "actions/download-artifact": self.download_artifact_action(),
+        }
+        options = []
+        for action, ref in sorted(used_action_refs()):
+            if action in folders:
+                options += ["--local-repository", f"{action}@{ref}={folders[action]}"]
+        return options
+
     @property
     def artifacts(self) -> Path:
         """Where the upload-artifact stand-in leaves each artifact (a folder per name)."""
@@ -262,14 +295,7 @@ class Act:
             str(event_file),
             "-P",
             "ubuntu-latest=-self-hosted",
-            "--local-repository",
-            f"actions/checkout@v4={self.checkout_action()}",
-            "--local-repository",
-            f"actions/setup-python@v5={self.setup_python_action()}",
-            "--local-repository",
-            f"actions/upload-artifact@v4={self.upload_artifact_action()}",
-            "--local-repository",
-            f"actions/download-artifact@v4={self.download_artifact_action()}",
+            *self.stand_in_options(),
             "--local-repository",
             f"{ACTION_REF}={self.action_path}",
             "--env",

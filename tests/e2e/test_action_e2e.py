@@ -365,6 +365,8 @@ def test_fork_pull_request_leaves_an_artifact_that_the_publish_workflow_posts(
     fake.add_artifact(fake_repo, run, uploaded.name, zip_folder(uploaded))
     event = json.loads((EVENTS / "workflow_run.completed.json").read_text(encoding="utf-8"))
     event["workflow_run"].update(id=run.id, head_sha=head, event="pull_request")
+    event["workflow_run"].update(head_branch="feature")
+    event["workflow_run"]["head_repository"]["full_name"] = fork
     event["repository"]["full_name"] = git_repo.full_name
     git_repo.switch("main")
 

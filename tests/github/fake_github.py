@@ -454,6 +454,15 @@ class FakeGitHub:
         repo.runs[run.id] = run
         return run
 
+    def workflow_run_payload(self, repo: Repo, run: WorkflowRun) -> dict[str, Any]:
+        """The ``workflow_run`` ``completed`` event GitHub sends for ``run``: its
+        ``workflow_run`` object is the REST API's run object."""
+        return {
+            "action": "completed",
+            "workflow_run": self._run_json(repo, run),
+            "repository": self._repo_json(repo),
+        }
+
     def add_artifact(self, repo: Repo, run: WorkflowRun, name: str, zip_bytes: bytes) -> Artifact:
         artifact = Artifact(self.new_id(), run.id, name, zip_bytes)
         repo.artifacts[artifact.id] = artifact

