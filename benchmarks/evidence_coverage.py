@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from ragguard.metrics.evidence import coverage  # noqa: E402
 from ragguard.metrics.text import split_sentences  # noqa: E402
-from ragguard.runs import Chunk  # noqa: E402
-from ragguard.testset import Evidence  # noqa: E402
+from ragguard.results.records import Chunk  # noqa: E402
+from ragguard.testset.model import Evidence  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ragtruth-qa-dev"
 THRESHOLDS = (0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0)

@@ -22,10 +22,10 @@ from dataclasses import replace
 from ragguard.compare import FAIL, compare
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results import Results
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_question
-from ragguard.testset import Question
+from ragguard.results.model import Results
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_question
+from ragguard.testset.model import Question
 
 N = 60
 SPECS = parse_metric_list("hit_rate@1,hit_rate@3,recall@5,mrr,ndcg@3")

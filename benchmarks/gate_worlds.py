@@ -62,11 +62,11 @@ from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
-from ragguard.repeats import combine_question, combine_repeats
-from ragguard.results import QuestionResult, Results, SentenceVerdict
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_question
-from ragguard.testset import Question
+from ragguard.results.model import QuestionResult, Results, SentenceVerdict
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.repeats import combine_question, combine_repeats
+from ragguard.scoring.score import score_question
+from ragguard.testset.model import Question
 
 SPECS = parse_metric_list(DEFAULT_METRICS)
 FILLER = ("f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9")

@@ -20,10 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from _common import environment
 
-from ragguard.config import RunSettings
-from ragguard.runner import run_questions
+from ragguard.config.model import RunSettings
 from ragguard.system.http import HttpAdapter, ResponseMapping
-from ragguard.testset import Question
+from ragguard.system.runner import run_questions
+from ragguard.testset.model import Question
 
 TARGET_RATIO = 1.25
 

@@ -31,9 +31,9 @@ from _common import environment
 from ragguard.judge.client import JudgeClient
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Question, TestSet
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Question, TestSet
 
 CHUNK = (
     "Each API key may send 100 requests per minute. Extra requests return status 429 with a "

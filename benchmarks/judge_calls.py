@@ -65,9 +65,9 @@ from ragguard.judge.client import JudgeClient
 from ragguard.judge.prompts import SYSTEM_PROMPT
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
-from ragguard.runs import RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import TestSet, load_testset
+from ragguard.results.records import RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import TestSet, load_testset
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judge"))
 from fake_openai import FakeOpenAI  # the tests' fake judge (tests/judge is not a package)

@@ -29,10 +29,10 @@ from ragguard.compare import compare
 from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment, render_summary, terminal_report
-from ragguard.results import load_results, write_results
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Question, TestSet
+from ragguard.results.model import load_results, write_results
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Question, TestSet
 
 METRICS = "hit_rate@1,recall@10,ndcg@10,mrr,answer_f1,faithfulness"
 TARGET_MIB = 1024

@@ -22,10 +22,10 @@ from typing import Any
 
 from _common import environment
 
-from ragguard.config import RunSettings
-from ragguard.runner import run_questions
+from ragguard.config.model import RunSettings
 from ragguard.system.python import PythonAdapter
-from ragguard.testset import Question
+from ragguard.system.runner import run_questions
+from ragguard.testset.model import Question
 
 TARGET_US = 50.0
 

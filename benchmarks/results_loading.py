@@ -42,7 +42,7 @@ from pathlib import Path
 
 from _common import environment, use_installed_bytecode
 
-from ragguard.results import (
+from ragguard.results.model import (
     MetricSummary,
     QuestionResult,
     Results,
@@ -61,8 +61,8 @@ import json, sys, time
 from pathlib import Path
 head, baseline, reader = sys.argv[1:]
 if reader == "whole-parse":
-    from ragguard.bulk import collector_paused
-    from ragguard.results import read_json_file, results_from_dict
+    from ragguard.core.bulk import collector_paused
+    from ragguard.results.model import read_json_file, results_from_dict
 
     def load(path):
         with collector_paused():
@@ -99,8 +99,8 @@ elif reader == "layout-floor":
 
     load_head = load_base = load
 else:  # ragguard, ragguard-lines (the same code on files without the block), ragguard-before
-    from ragguard.baselines import load_baseline
-    from ragguard.results import load_results
+    from ragguard.compare.baseline import load_baseline
+    from ragguard.results.model import load_results
 
     load_head, load_base = load_results, lambda path: load_baseline(path).results
 start, cpu = time.perf_counter(), time.process_time()

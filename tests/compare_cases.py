@@ -12,11 +12,11 @@ from dataclasses import replace
 from ragguard.gate import GateRules
 from ragguard.metrics.faithfulness import hallucination_free_score
 from ragguard.metrics.names import parse_metric_list
-from ragguard.repeats import combine_repeats
-from ragguard.results import QuestionResult, Results, SentenceVerdict
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run, summarize
-from ragguard.testset import Question, TestSet
+from ragguard.results.model import QuestionResult, Results, SentenceVerdict
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.repeats import combine_repeats
+from ragguard.scoring.score import score_run, summarize
+from ragguard.testset.model import Question, TestSet
 
 METRICS = "hit_rate@1,hit_rate@3,mrr,ndcg@3"
 CONFIG = {"metrics": METRICS, "faithfulness": {"method": "lexical", "threshold": 0.75}}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from ragguard.cli import cli
+from ragguard.cli.app import cli
 
 # Helper folders without __init__.py (tests/github must not be a package: it would shadow
 # PyGithub); their modules are imported by name, e.g. ``from fake_github import FakeGitHub``.

@@ -12,9 +12,9 @@ import pytest
 
 from compare_cases import head_results, results
 from ragguard import api
-from ragguard.errors import InputError
-from ragguard.results import load_results, write_results
-from ragguard.scaffold import write_starter_suite
+from ragguard.core.errors import InputError
+from ragguard.demo.scaffold import write_starter_suite
+from ragguard.results.model import load_results, write_results
 from ragguard.testing import assert_gate
 
 TESTSET = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fake_openai import FakeOpenAI
 
-from ragguard.calibrate import (
+from ragguard.judge.calibrate import (
     cohen_kappa,
     judge_agreements,
     lexical_agreement,

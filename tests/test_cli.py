@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ragguard.cli import cli
+from ragguard.cli.app import cli
 from ragguard.demo import SEED_DIR
 
 RETRY_TESTSET = SEED_DIR / "retry-429.testset.yaml"
@@ -149,7 +149,7 @@ def test_a_one_question_score_loads_no_template_table_or_http_library(tmp_path: 
     (tmp_path / "t.yaml").write_text("- id: q1\n  question: q?\n  relevant: {a: 1}\n")
     (tmp_path / "r.jsonl").write_text('{"id": "q1", "retrieved": ["a", "b"]}\n')
     script = (
-        "import sys\nfrom ragguard.cli import main\n"
+        "import sys\nfrom ragguard.cli.app import main\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    assert exit.code == 0, exit\n"
         "heavy = ('jinja2', 'tabulate', 'importlib.metadata', 'requests')\n"
         "print(sorted(m for m in sys.modules if m in heavy))"

@@ -7,9 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from tests.compare_cases import head_results, results
 
-from ragguard.cli import cli
-from ragguard.repeats import combine_repeats
-from ragguard.results import write_results
+from ragguard.cli.app import cli
+from ragguard.results.model import write_results
+from ragguard.scoring.repeats import combine_repeats
 
 
 def _power(*args: object) -> tuple[int, str]:

@@ -42,10 +42,10 @@ from ragguard.compare import (
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import comparison_json, render_comment
-from ragguard.results import QuestionResult, Results, load_results, write_results
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_question
-from ragguard.testset import Question
+from ragguard.results.model import QuestionResult, Results, load_results, write_results
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_question
+from ragguard.testset.model import Question
 
 RULES = GateRules()
 

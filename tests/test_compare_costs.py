@@ -12,9 +12,9 @@ from ragguard.compare import FAIL, PASS, compare
 from ragguard.compare.costs import budget_verdict, cost_text
 from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.metrics.names import COST_METRICS, higher_is_better
-from ragguard.results import Results
-from ragguard.stats import paired_test
-from ragguard.usage import Usage
+from ragguard.metrics.stats import paired_test
+from ragguard.results.model import Results
+from ragguard.results.usage import Usage
 
 
 def with_usage(base: Results, tokens: float, cost: float, step: float = 0.0) -> Results:

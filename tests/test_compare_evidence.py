@@ -7,9 +7,9 @@ import pytest
 from ragguard.compare import NEWLY_FAILING, compare
 from ragguard.gate import GateRules, default_gate_rules
 from ragguard.metrics.names import parse_metric_list
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Evidence, Question, TestSet
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Evidence, Question, TestSet
 
 QUOTE = "Each API key may send 100 requests per minute"
 SPECS = parse_metric_list("hit_rate@1,hit_rate@3,recall@3,ndcg@3,doc_recall@3,judged@3")

@@ -8,13 +8,13 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from compare_cases import head_results, results
-from ragguard.cli import cli
+from ragguard.cli.app import cli
 from ragguard.compare import Comparison, compare
 from ragguard.compare.model import Recheck
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules
 from ragguard.render import render_comment
-from ragguard.results import write_results
+from ragguard.results.model import write_results
 
 # auth-expiry is critical; retry-429 is not. Rank 0: the relevant chunk is not retrieved.
 FAILING = {"auth-expiry": 0, "retry-429": 0}
@@ -86,7 +86,7 @@ def test_ragguard_compare_says_it_cannot_recheck(tmp_path: Path, monkeypatch) ->
 
 
 def test_junit_does_not_fail_the_critical_case_for_a_flaky_question() -> None:
-    from ragguard.formats.junit import comparison_junit
+    from ragguard.render.junit import comparison_junit
 
     flaky = comparison_junit(with_rechecks(_comparison(), {"auth-expiry": Recheck(1, 4)}))
     case = flaky.split('name="gate.critical_questions"', 1)[1].split("</testcase>", 1)[0]

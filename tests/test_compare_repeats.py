@@ -17,16 +17,16 @@ import pytest
 from click.testing import CliRunner
 
 from compare_cases import case_repeats, head_results, results
-from ragguard.cli import cli
+from ragguard.cli.app import cli
 from ragguard.compare import ERROR, FAIL, FIXED, NEWLY_FAILING, PASS, PASSING, WARN, compare
 from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, RunTally
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.formats.junit import comparison_junit
 from ragguard.gate import GateRules
 from ragguard.render import comparison_json, comparison_terminal, render_comment
-from ragguard.repeats import combine_repeats
-from ragguard.results import Results, write_results
+from ragguard.render.junit import comparison_junit
+from ragguard.results.model import Results, write_results
+from ragguard.scoring.repeats import combine_repeats
 
 RULE = {"hit_rate@3": 1.0}
 

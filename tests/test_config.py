@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.config import (
+from ragguard.config.model import (
     DEFAULT_CONCURRENCY,
     load_config,
     parse_duration,
 )
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.metrics.names import DEFAULT_METRICS
 
 TESTSET = """\
@@ -242,9 +242,9 @@ def test_sections_are_typed_from_the_loaded_config_as_from_the_file(
 ) -> None:
     """generation_settings_of and gate_rules_of type the sections load_config parsed: the
     same settings and, for a mistake, the same one-line error as reading the file again."""
+    from ragguard.core.sources import parse_yaml
     from ragguard.gate import gate_rules_from_mapping, gate_rules_of
     from ragguard.judge.settings import generation_settings, generation_settings_of
-    from ragguard.sources import parse_yaml
 
     (suite / "run.jsonl").write_text('{"id": "q1", "retrieved": ["a"]}\n')
     path = write_config(suite, SECTIONS_SUITE.format(extra=extra))

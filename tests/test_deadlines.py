@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from ragguard.config import RunSettings
-from ragguard.deadlines import Deadlines, GivenUp, InPlaceAdapter
-from ragguard.runner import run_questions
+from ragguard.config.model import RunSettings
+from ragguard.system.deadlines import Deadlines, GivenUp, InPlaceAdapter
 from ragguard.system.python import PythonAdapter
-from ragguard.testset import Question
+from ragguard.system.runner import run_questions
+from ragguard.testset.model import Question
 
 
 class FakeClock:

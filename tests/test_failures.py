@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragguard.failures import FailureGroup, capped, failure_lines, group_failures
+from ragguard.render.failures import FailureGroup, capped, failure_lines, group_failures
 
 
 def test_identical_errors_are_one_group_the_largest_first_in_the_order_met() -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
+from ragguard.core.sources import parse_yaml
 from ragguard.gate import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_DROP,
@@ -15,7 +16,6 @@ from ragguard.gate import (
     gate_rules_from_mapping,
     load_gate_rules,
 )
-from ragguard.sources import parse_yaml
 
 CONFIG = """\
 suite: orders-api

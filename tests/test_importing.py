@@ -10,13 +10,13 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ragguard.errors import Where
-from ragguard.formats.foreign import ForeignQuestion
-from ragguard.importing import LabelSources, TextIndex, import_questions, question_ids
+from ragguard.core.errors import Where
 from ragguard.metrics.evidence import normal_text
-from ragguard.results import load_results
-from ragguard.runs import Chunk
-from ragguard.testset import load_testset
+from ragguard.results.model import load_results
+from ragguard.results.records import Chunk
+from ragguard.testset.formats.foreign import ForeignQuestion
+from ragguard.testset.importing import LabelSources, TextIndex, import_questions, question_ids
+from ragguard.testset.model import load_testset
 
 FOREIGN = Path(__file__).parent / "data" / "foreign"
 DOCS = Path(__file__).parent.parent / "src" / "ragguard" / "demo" / "orders_api" / "docs"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ragguard.labels import unmatched_label_warning
-from ragguard.runs import Chunk, RunRecord
-from ragguard.testset import Evidence, Question, TestSet
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.labels import unmatched_label_warning
+from ragguard.testset.model import Evidence, Question, TestSet
 
 QUOTE = "Each API key may send 100 requests per minute"
 

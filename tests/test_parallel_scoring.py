@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from tests.conftest import assert_input_error
 
-from ragguard import parallel_scoring
-from ragguard.cli import parse_metrics_option
-from ragguard.formats.trec import load_qrels, load_trec_rankings, query_cuts
-from ragguard.parallel_scoring import planned_parts, score_run_in_parts
-from ragguard.results import load_results, write_results
-from ragguard.results_lines import LazyIds
-from ragguard.scoring import score_rankings
+from ragguard.cli.app import parse_metrics_option
+from ragguard.results.lines import LazyIds
+from ragguard.results.model import load_results, write_results
+from ragguard.scoring import parallel as parallel_scoring
+from ragguard.scoring.parallel import planned_parts, score_run_in_parts
+from ragguard.scoring.score import score_rankings
+from ragguard.testset.formats.trec import load_qrels, load_trec_rankings, query_cuts
 
 METRICS = "ndcg@10,recall@20,mrr,map,precision@5,hit_rate@3,judged@10"
 CREATED = "2026-12-03T00:00:00+00:00"

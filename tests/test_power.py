@@ -10,8 +10,7 @@ import pytest
 from tests.compare_cases import head_results, results, with_sentences
 
 from ragguard.compare import compare
-from ragguard.gate import GateRules
-from ragguard.power import (
+from ragguard.compare.detectable import (
     Noise,
     minimum_detectable_drop,
     noise_from_pairs,
@@ -20,8 +19,9 @@ from ragguard.power import (
     power_of_drop,
     questions_needed,
 )
+from ragguard.gate import GateRules
+from ragguard.metrics.stats import mcnemar_exact, sign_flip_p_value
 from ragguard.render import comparison_json
-from ragguard.stats import mcnemar_exact, sign_flip_p_value
 
 ALPHA = 0.05
 

@@ -29,8 +29,7 @@ from compare_cases import (
     with_sentences,
 )
 from ragguard.compare import Comparison, compare
-from ragguard.errors import InputError
-from ragguard.formats.junit import comparison_junit
+from ragguard.core.errors import InputError
 from ragguard.gate import GateRules, MetricRule
 from ragguard.render import (
     COMMENT_LIMIT,
@@ -44,6 +43,7 @@ from ragguard.render import (
     render_summary,
 )
 from ragguard.render.comparison import SUMMARY_CUT_NOTE
+from ragguard.render.junit import comparison_junit
 from ragguard.render.text import simple_table
 
 GOLDEN = Path(__file__).parent / "golden"

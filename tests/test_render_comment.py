@@ -27,7 +27,7 @@ from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.comparison import latency_line, provenance_line
 from ragguard.render.questions import plain_rank_change, rank_change_text
 from ragguard.render.text import p_phrase, p_text, signed
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 MINUS = "\u2212"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragguard.power import Noise, detectable
+from ragguard.compare.detectable import Noise, detectable
 from ragguard.render.power import too_small_lines
 from ragguard.render.text import escape_markdown
 

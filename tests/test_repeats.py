@@ -1,4 +1,4 @@
-"""Repeated runs combined into one result (ragguard.repeats) and kept in the results file."""
+"""Repeated runs combined into one result (ragguard.scoring.repeats) and kept in the results file."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.repeats import combine_question, combine_repeats, run_count, runs_of
-from ragguard.results import (
+from ragguard.core.errors import InputError
+from ragguard.results.model import (
     QuestionResult,
     RepeatRun,
     Results,
@@ -17,8 +16,9 @@ from ragguard.results import (
     load_results,
     write_results,
 )
-from ragguard.scoring import summarize
-from ragguard.usage import Usage
+from ragguard.results.usage import Usage
+from ragguard.scoring.repeats import combine_question, combine_repeats, run_count, runs_of
+from ragguard.scoring.score import summarize
 
 METRICS = ("hit_rate@3", "faithfulness", "hallucination_free")
 

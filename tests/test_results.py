@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.results import (
+from ragguard.core.errors import InputError
+from ragguard.results.model import (
     SCHEMA,
     MetricSummary,
     QuestionResult,

@@ -15,22 +15,22 @@ import pytest
 from click.testing import Result
 from tests.conftest import assert_input_error
 
-from ragguard import results_columns
-from ragguard.baselines import load_baseline
-from ragguard.errors import InputError
-from ragguard.results import (
+from ragguard.compare.baseline import load_baseline
+from ragguard.core.errors import InputError
+from ragguard.results import columns as results_columns
+from ragguard.results.columns import (
+    LINE_FIELDS,
+    LazyQuestion,
+    read_columns_results,
+)
+from ragguard.results.model import (
     QuestionResult,
     RepeatRun,
     Results,
     load_results,
     write_results,
 )
-from ragguard.results_columns import (
-    LINE_FIELDS,
-    LazyQuestion,
-    read_columns_results,
-)
-from ragguard.usage import Usage
+from ragguard.results.usage import Usage
 from test_results import RESULTS
 from test_results_lines import VARIED, _full_read, _loaded, _mixed
 

@@ -16,19 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from ragguard import results_lines
-from ragguard.baselines import load_baseline
-from ragguard.errors import InputError
-from ragguard.results import (
+from ragguard.compare.baseline import load_baseline
+from ragguard.core.errors import InputError
+from ragguard.results import lines as results_lines
+from ragguard.results.lines import PLAIN_KEYS, LazyIds, read_written_results
+from ragguard.results.model import (
     Results,
     ShardInfo,
     load_results,
     read_json_file,
     results_from_dict,
 )
-from ragguard.results import write_results as write_with_columns
-from ragguard.results_lines import PLAIN_KEYS, LazyIds, read_written_results
-from ragguard.usage import Usage
+from ragguard.results.model import write_results as write_with_columns
+from ragguard.results.usage import Usage
 from test_results import RESULTS
 
 

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from ragguard.config import RunSettings
-from ragguard.runner import (
+from ragguard.config.model import RunSettings
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.system.base import Answer, SystemFailure, TransientFailure
+from ragguard.system.runner import (
     BACKOFF_BASE,
     MAX_RETRY_AFTER,
     VERDICT_ERROR,
@@ -26,9 +28,7 @@ from ragguard.runner import (
     run_failure_lines,
     run_questions,
 )
-from ragguard.runs import Chunk, RunRecord
-from ragguard.system.base import Answer, SystemFailure, TransientFailure
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 
 def questions(n: int) -> list[Question]:

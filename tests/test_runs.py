@@ -6,10 +6,17 @@ import json
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.formats import load_run_file
-from ragguard.results import load_results
-from ragguard.runs import Chunk, RunRecord, dump_run, load_corpus, load_run, parse_run_jsonl
+from ragguard.core.errors import InputError
+from ragguard.results.model import load_results
+from ragguard.results.records import (
+    Chunk,
+    RunRecord,
+    dump_run,
+    load_corpus,
+    load_run,
+    parse_run_jsonl,
+)
+from ragguard.testset.formats import load_run_file
 
 RECORDS = (
     RunRecord(

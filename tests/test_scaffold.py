@@ -10,11 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ragguard.config import load_config
-from ragguard.errors import InputError
-from ragguard.gate import gate_rules_of
-from ragguard.judge.settings import generation_settings_of
-from ragguard.scaffold import (
+from ragguard.config.model import load_config
+from ragguard.core.errors import InputError
+from ragguard.demo.scaffold import (
     DOCS_URL,
     EXAMPLE_SUITE,
     GITIGNORE_LINES,
@@ -24,6 +22,8 @@ from ragguard.scaffold import (
     write_starter_suite,
     write_workflows,
 )
+from ragguard.gate import gate_rules_of
+from ragguard.judge.settings import generation_settings_of
 
 DOCUMENTED_WORKFLOWS = Path(__file__).resolve().parents[1] / "docs" / "workflows"
 

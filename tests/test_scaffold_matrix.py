@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from ragguard.scaffold import MATRIX_WORKFLOW, WORKFLOW_FILES, write_workflows
+from ragguard.demo.scaffold import MATRIX_WORKFLOW, WORKFLOW_FILES, write_workflows
 
 DOCUMENTED_WORKFLOWS = Path(__file__).resolve().parents[1] / "docs" / "workflows"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from tests.conftest import assert_input_error
 
-from ragguard.errors import InputError
-from ragguard.results import load_results
-from ragguard.shards import Shard, parse_shard, select_shard, shard_of
-from ragguard.testset import Question, TestSet
+from ragguard.core.errors import InputError
+from ragguard.results.model import load_results
+from ragguard.testset.model import Question, TestSet
+from ragguard.testset.shards import Shard, parse_shard, select_shard, shard_of
 
 QUESTION_COUNT = 40
 

@@ -8,11 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.formats.trec import parse_qrels, parse_trec_run
-from ragguard.results import results_from_dict
-from ragguard.runs import parse_run_jsonl
-from ragguard.sources import (
+from ragguard.core.errors import InputError
+from ragguard.core.sources import (
     iter_csv_rows,
     iter_jsonl,
     iter_jsonl_objects,
@@ -22,7 +19,10 @@ from ragguard.sources import (
     shown,
     unknown_key_message,
 )
-from ragguard.testset import load_testset
+from ragguard.results.model import results_from_dict
+from ragguard.results.records import parse_run_jsonl
+from ragguard.testset.formats.trec import parse_qrels, parse_trec_run
+from ragguard.testset.model import load_testset
 
 # --- through the command line ---------------------------------------------------------------
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from ragguard.stats import (
+from ragguard.metrics.stats import (
     EXACT_MAX_NONZERO,
     holm_adjusted,
     max_t_adjusted,
@@ -115,7 +115,7 @@ def test_paired_delta_interval_brackets_the_mean_and_is_fixed() -> None:
 
 def test_mcnemar_exact_handles_more_than_1023_discordant_pairs() -> None:
     # 2.0**n overflows a float above n = 1023 (a 100,000-question suite gets there)
-    from ragguard.stats import mcnemar_exact
+    from ragguard.metrics.stats import mcnemar_exact
 
     expected = scipy_stats.binomtest(700, 1300, 0.5, alternative="greater").pvalue
     assert mcnemar_exact(700, 600) == pytest.approx(expected, rel=1e-9)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ragguard.stats import BOOTSTRAP_MAX_N, Z_95, Bootstrap, mean
+from ragguard.metrics.stats import BOOTSTRAP_MAX_N, Z_95, Bootstrap, mean
 
 
 def values_of(n: int, seed: int = 1) -> list[float]:

@@ -10,8 +10,8 @@ import random
 import pytest
 import yaml
 
-from ragguard.errors import InputError
-from ragguard.testset import Question, TestSet, load_testset
+from ragguard.core.errors import InputError
+from ragguard.testset.model import Question, TestSet, load_testset
 
 YAML_TEXT = """\
 questions:

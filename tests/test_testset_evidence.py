@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.testset import Evidence, load_testset
+from ragguard.core.errors import InputError
+from ragguard.testset.model import Evidence, load_testset
 
 GOOD = """\
 - id: retry
@@ -59,7 +59,7 @@ def test_changing_a_quote_or_a_grade_changes_the_fingerprint(tmp_path: Path) -> 
 
 def test_a_question_without_evidence_keeps_its_fingerprint(tmp_path: Path) -> None:
     """Results stored before evidence labels existed stay comparable."""
-    from ragguard.testset import label_fingerprint
+    from ragguard.testset.model import label_fingerprint
 
     question = load(tmp_path, "- {id: q, question: x, relevant: {a: 2}}\n").questions[0]
     assert question.fingerprint == label_fingerprint("q", {"a": 2}, True)

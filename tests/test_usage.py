@@ -8,14 +8,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from ragguard.errors import Where
+from ragguard.core.errors import Where
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results import load_results, write_results
-from ragguard.runs import parse_run_jsonl
-from ragguard.scoring import score_run
+from ragguard.results.model import load_results, write_results
+from ragguard.results.records import parse_run_jsonl
+from ragguard.results.usage import Usage, usage_from_mapping
+from ragguard.scoring.score import score_run
 from ragguard.system.base import SystemFailure, answer_from_output
-from ragguard.testset import Question, TestSet
-from ragguard.usage import Usage, usage_from_mapping
+from ragguard.testset.model import Question, TestSet
 
 LINE = (
     '{"id": "q1", "retrieved": ["auth"], "answer": "Send the key.", "latency_ms": 812,'

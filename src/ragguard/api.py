@@ -4,7 +4,7 @@
 ``run`` runs a suite's system and scores it (``ragguard run``), ``compare`` compares two
 results under a suite's gate (``ragguard compare``), and ``report`` renders a comparison as
 the terminal text, the PR comment or the job summary. Bad input raises
-:class:`ragguard.errors.InputError` with the same one-line message the CLI prints.
+:class:`ragguard.core.errors.InputError` with the same one-line message the CLI prints.
 See docs/api.md.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Literal
 
 from ragguard.compare import Comparison
-from ragguard.errors import InputError
-from ragguard.results import Results
+from ragguard.core.errors import InputError
+from ragguard.results.model import Results
 
 PathLike = str | Path
 DEFAULT_CONFIG = "ragguard.yml"
@@ -24,7 +24,7 @@ DEFAULT_CONFIG = "ragguard.yml"
 
 def load(path: PathLike) -> Results:
     """A results file (``ragguard.results/1``) or a stored baseline (``ragguard.baseline/1``)."""
-    from ragguard.baselines import load_baseline
+    from ragguard.compare.baseline import load_baseline
 
     return load_baseline(path).results
 
@@ -44,11 +44,11 @@ def score(
     Generation metrics use the methods of ``config``'s sections (offline by default); a judge
     configured there needs its API key in the environment.
     """
-    from ragguard.formats import load_run_file
     from ragguard.judge.setup import load_generation_config, prepare_generation
     from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
-    from ragguard.scoring import score_run
-    from ragguard.testset import load_testset
+    from ragguard.scoring.score import score_run
+    from ragguard.testset.formats import load_run_file
+    from ragguard.testset.model import load_testset
 
     try:
         specs = parse_metric_list(
@@ -86,8 +86,8 @@ def run(
     """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
     run records are not written; the system's stderr goes to ``log`` when given). ``repeat``
     overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times."""
-    from ragguard.config import REPEAT_EXPECTED, is_whole_repeat, load_config, with_repeat
-    from ragguard.runner import LineLog, run_config, score_suite_run
+    from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat, load_config, with_repeat
+    from ragguard.system.runner import LineLog, run_config, score_suite_run
 
     if repeat is not None and not is_whole_repeat(repeat):
         raise InputError("repeat", f"{REPEAT_EXPECTED}, found {repeat!r}")
@@ -111,8 +111,8 @@ def compare(
     """Compare ``head`` with ``baseline`` (None: no baseline yet) under a suite's gate rules:
     ``config``'s ``gate:`` section; by default ./ragguard.yml when there is one, as the CLI
     reads it; ``False`` for the documented defaults."""
-    from ragguard.baselines import load_baseline
     from ragguard.compare import compare as compare_results
+    from ragguard.compare.baseline import load_baseline
     from ragguard.gate import default_gate_rules, load_gate_rules
 
     if config is None and Path(DEFAULT_CONFIG).is_file():

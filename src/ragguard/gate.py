@@ -27,8 +27,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ragguard.config import Config, load_config, parse_duration
-from ragguard.errors import InputError
+from ragguard.config.model import Config, load_config, parse_duration
+from ragguard.core.errors import InputError
+from ragguard.core.sources import LineDict, is_finite_number, shown, type_name
 from ragguard.metrics.names import (
     COST_METRICS,
     LATENCY_METRICS,
@@ -36,7 +37,6 @@ from ragguard.metrics.names import (
     parse_metric,
 )
 from ragguard.metrics.names import GENERATION as GENERATION_METRICS
-from ragguard.sources import LineDict, is_finite_number, shown, type_name
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_DROP = 0.05
@@ -394,7 +394,7 @@ class _Reader:
 
 def gate_rules_of(config: Config) -> GateRules:
     """The gate rules of a loaded ragguard.yml, typed from its parsed ``gate:`` section
-    (:func:`~ragguard.config.load_config` already checked that it is a mapping)."""
+    (:func:`~ragguard.config.model.load_config` already checked that it is a mapping)."""
     return gate_rules_from_mapping(config.sections.get("gate"), config.path)
 
 

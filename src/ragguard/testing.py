@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ragguard.api import PathLike, compare, report
 from ragguard.compare import WARN, Comparison
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 
 def assert_gate(

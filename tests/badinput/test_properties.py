@@ -24,21 +24,21 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragguard.calibrate import load_calibration
-from ragguard.cli import cli
-from ragguard.config import load_config
-from ragguard.errors import InputError
-from ragguard.formats import load_run_file
-from ragguard.formats.beir import load_beir
-from ragguard.formats.trec import load_qrels, load_trec_run
+from ragguard.cli.app import cli
+from ragguard.config.model import load_config
+from ragguard.core.errors import InputError
+from ragguard.core.sources import ascii_int, split_lines
 from ragguard.github.events import load_event
-from ragguard.journal import read_journal
+from ragguard.judge.calibrate import load_calibration
 from ragguard.metrics.names import MetricNameError, parse_metric_list
-from ragguard.results import load_results
-from ragguard.runs import load_corpus
-from ragguard.shards import parse_shard
-from ragguard.sources import ascii_int, split_lines
-from ragguard.testset import load_testset
+from ragguard.results.model import load_results
+from ragguard.results.records import load_corpus
+from ragguard.system.journal import read_journal
+from ragguard.testset.formats import load_run_file
+from ragguard.testset.formats.beir import load_beir
+from ragguard.testset.formats.trec import load_qrels, load_trec_run
+from ragguard.testset.model import load_testset
+from ragguard.testset.shards import parse_shard
 
 COMMON = Path(__file__).parent / "common"
 PROPERTY = settings(

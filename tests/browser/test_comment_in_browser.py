@@ -19,7 +19,7 @@ from ragguard.compare import Comparison, compare
 from ragguard.demo.walkthrough import compare_demo, run_demo
 from ragguard.gate import GateRules, gate_rules_from_mapping
 from ragguard.render import render_comment, render_summary
-from ragguard.usage import Usage
+from ragguard.results.usage import Usage
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,7 @@ from ragguard.ci.activity import (
     PULL_REQUEST,
     choose_activity,
 )
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.github import read_event
 
 

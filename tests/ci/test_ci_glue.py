@@ -24,10 +24,10 @@ from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.publish import publish_artifact_name
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import CiSettings
-from ragguard.config import Config, load_config
-from ragguard.errors import InputError
+from ragguard.config.model import Config, load_config
+from ragguard.core.errors import InputError
 from ragguard.github import GitHubClient, GitHubError, comment_marker, read_event
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 SUITE = "orders"
 CONFIG = f"""\

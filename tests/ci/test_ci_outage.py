@@ -31,7 +31,7 @@ from test_ci_glue import (
 from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.status import STATUS_BUDGET_SECONDS, StatusReporter
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.github import GitHubError
 
 ALWAYS = 10_000  # a fault for every request of the test

@@ -20,7 +20,7 @@ from test_ci_glue import (
 )
 
 from ragguard.ci.glue import run_ci
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 
 # The system: answers from a fixed chunk per question; ``mode`` says how retry-429 behaves:
 # "good" always finds its chunk, "flaky" misses it on its first call only, "broken" always.
@@ -130,7 +130,7 @@ def test_recheck_0_turns_rechecks_off(
 def test_bad_recheck_settings_are_one_line_errors(
     live_suite: tuple[Path, str], gate: str, message: str
 ) -> None:
-    from ragguard.config import load_config
+    from ragguard.config.model import load_config
     from ragguard.gate import gate_rules_of
 
     root, module = live_suite

@@ -20,8 +20,8 @@ from test_ci_settings import actions_env
 from ragguard.ci.glue import run_ci
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import read_settings
-from ragguard.errors import InputError
-from ragguard.results import load_results
+from ragguard.core.errors import InputError
+from ragguard.results.model import load_results
 
 
 def _push(fake: FakeGitHub, repo: Repo, root: Path, repeat: int | None) -> None:

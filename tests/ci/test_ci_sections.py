@@ -9,8 +9,8 @@ import pytest
 
 from ragguard.ci.sections import ci_options
 from ragguard.ci.settings import CiSettings
-from ragguard.config import load_config
-from ragguard.errors import InputError
+from ragguard.config.model import load_config
+from ragguard.core.errors import InputError
 from ragguard.github import GitHubSettings, read_event
 
 BASE = "suite: s\ntestset: t.yaml\nsystem: {recorded: run.jsonl}\n"

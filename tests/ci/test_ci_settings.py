@@ -9,7 +9,7 @@ import pytest
 from ci_fixtures import EVENTS
 
 from ragguard.ci.settings import read_settings
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 
 
 def actions_env(**extra: str) -> dict[str, str]:

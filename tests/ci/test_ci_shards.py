@@ -35,9 +35,9 @@ from ragguard.ci.glue import evaluate_config, run_ci
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.parts import find_parts
 from ragguard.ci.settings import CiSettings, read_settings
-from ragguard.errors import InputError
-from ragguard.results import load_results
-from ragguard.shards import Shard, shard_of
+from ragguard.core.errors import InputError
+from ragguard.results.model import load_results
+from ragguard.testset.shards import Shard, shard_of
 
 
 def test_the_suite_has_one_question_in_each_of_two_shards() -> None:

@@ -20,10 +20,10 @@ from ragguard.ci.trusted import (
     target_rules,
 )
 from ragguard.compare import compare
+from ragguard.core.errors import InputError
 from ragguard.core.git import git_repo_path
-from ragguard.errors import InputError
+from ragguard.core.sources import LineDict
 from ragguard.gate import GateRules, MetricRule
-from ragguard.sources import LineDict
 
 WHERE = "ragguard.yml on main at 0123456789ab"
 

@@ -20,8 +20,8 @@ from ragguard.demo.walkthrough import (
     write_demo,
 )
 from ragguard.render import comment_marker
-from ragguard.results import load_results
-from ragguard.runs import load_run
+from ragguard.results.model import load_results
+from ragguard.results.records import load_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -148,7 +148,7 @@ def test_demo_runs_from_the_built_wheel_outside_the_source_tree(tmp_path: Path) 
     workdir.mkdir()
     completed = subprocess.run(
         [sys.executable, "-c",
-         "import ragguard, sys; from ragguard.cli import main; "
+         "import ragguard, sys; from ragguard.cli.app import main; "
          "assert ragguard.__file__.startswith(sys.argv[1]), ragguard.__file__; "
          "sys.argv = ['ragguard', 'demo']; main()", str(site)],
         capture_output=True, text=True, timeout=120, cwd=workdir,

@@ -19,8 +19,8 @@ from act_harness import PROJECT_ROOT, Act, GitRepo, mirror
 from fake_github import FakeGitHub, Repo
 
 from ragguard.github import comment_marker
-from ragguard.results import QuestionResult, Results, load_results
-from ragguard.shards import shard_of
+from ragguard.results.model import QuestionResult, Results, load_results
+from ragguard.testset.shards import shard_of
 
 MATRIX_WORKFLOW = PROJECT_ROOT / "docs" / "workflows" / "ragguard-matrix.yml"
 EVENTS = PROJECT_ROOT / "tests" / "fixtures" / "events"

@@ -23,9 +23,9 @@ from faults_fixtures import (
 )
 
 from ragguard.ci.glue import evaluate_config, run_ci
-from ragguard.config import Config
+from ragguard.config.model import Config
 from ragguard.github.databranch import parse_history
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 
 def save_at_once(fake: FakeGitHub, repo: Repo, suite: Path, commits: dict[str, str]) -> None:

@@ -31,10 +31,10 @@ from ragguard.judge.client import JudgeClient
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment
-from ragguard.results import Results
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Question, TestSet
+from ragguard.results.model import Results
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Question, TestSet
 
 PASSAGE = "Each API key may send 100 requests per minute. Extra requests return status 429."
 ANSWERS = {

@@ -33,7 +33,7 @@ from faults_fixtures import (
 )
 
 from ragguard.ci.glue import EXIT_ERROR, EXIT_OK, run_ci
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 ANSWERS = {"retry-429": ("rate-limits", RATE), "auth": ("auth", AUTH)}
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.formats.beir import load_beir, load_beir_corpus
-from ragguard.testset import Question
+from ragguard.core.errors import InputError
+from ragguard.testset.formats.beir import load_beir, load_beir_corpus
+from ragguard.testset.model import Question
 
 QUERIES = [
     {"_id": "q1", "text": "How do I authenticate?"},

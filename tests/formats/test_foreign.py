@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
-from ragguard.formats.foreign import read_foreign
+from ragguard.core.errors import InputError
+from ragguard.testset.formats.foreign import read_foreign
 
 FOREIGN = Path(__file__).parent.parent / "data" / "foreign"
 

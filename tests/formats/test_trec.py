@@ -12,8 +12,9 @@ import pytest
 import pytrec_eval
 from tests.test_parallel_scoring import write_trec
 
-from ragguard.formats import load_run_file, trec
-from ragguard.formats.trec import (
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.testset.formats import load_run_file, trec
+from ragguard.testset.formats.trec import (
     dump_qrels,
     dump_trec_run,
     load_qrels,
@@ -25,8 +26,7 @@ from ragguard.formats.trec import (
     query_cuts,
     rankings_between,
 )
-from ragguard.runs import Chunk, RunRecord
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 QUESTIONS = (
     Question(id="q1", question="", relevant={"d1": 2, "d2": 0, "d3": 1}),
@@ -374,7 +374,7 @@ def test_a_bom_and_a_missing_final_newline_are_fine(write):
 
 MEMORY_CHILD = """
 import resource, sys
-from ragguard.cli import main
+from ragguard.cli.app import main
 with open("/proc/self/status") as status:
     size = next(int(line.split()[1]) for line in status if line.startswith("VmSize:")) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (size + 48 * 2**20, resource.RLIM_INFINITY))

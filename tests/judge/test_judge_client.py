@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache
 from ragguard.judge.client import JudgeClient, JudgeItem
 from ragguard.judge.settings import JudgeSettings

@@ -13,9 +13,9 @@ from fake_openai import FakeOpenAI
 from ragguard.judge.client import JudgeClient
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Question, TestSet
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Question, TestSet
 
 PASSAGE = (
     "Each API key may send 100 requests per minute. Extra requests return status 429 with a "
@@ -417,8 +417,8 @@ def test_a_judge_that_recovers_gives_the_same_results_as_a_healthy_one(script):
 def test_a_cache_dir_override_moves_the_judge_cache(tmp_path, monkeypatch):
     """The action's cache-dir input (and `ragguard run --cache-dir`) wins over judge.cache."""
     from ragguard.judge.setup import load_generation_config, prepare_generation
-    from ragguard.runs import load_run
-    from ragguard.testset import load_testset
+    from ragguard.results.records import load_run
+    from ragguard.testset.model import load_testset
 
     monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
     override = tmp_path / "restored-by-actions-cache"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
+from ragguard.core.sources import parse_yaml
 from ragguard.judge.settings import DEFAULT_CACHE, generation_settings
-from ragguard.sources import parse_yaml
 
 
 def settings(text: str, path: str = "/repo/ragguard.yml", **kwargs):

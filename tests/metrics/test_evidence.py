@@ -16,8 +16,8 @@ from ragguard.metrics.evidence import (
 )
 from ragguard.metrics.names import parse_metric, parse_metric_list
 from ragguard.metrics.retrieval import Labels, score_ranking
-from ragguard.runs import Chunk
-from ragguard.testset import Evidence, Question
+from ragguard.results.records import Chunk
+from ragguard.testset.model import Evidence, Question
 
 QUOTE = "Each API key may send 100 requests per minute"
 DOC = "rate-limits.md"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.calibrate import lexical_agreement, load_calibration
+from ragguard.judge.calibrate import lexical_agreement, load_calibration
 from ragguard.metrics.claims import (
     NO_CONTENT,
     NOT_A_LEAD_IN,

@@ -9,10 +9,10 @@ import pytest
 
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results import results_from_dict
-from ragguard.runs import Chunk, RunRecord
-from ragguard.scoring import score_run
-from ragguard.testset import Question, TestSet
+from ragguard.results.model import results_from_dict
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.scoring.score import score_run
+from ragguard.testset.model import Question, TestSet
 
 PASSAGE = (
     "Each API key may send 100 requests per minute. Extra requests return status 429 with a "

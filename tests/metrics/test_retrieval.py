@@ -18,10 +18,10 @@ from ragguard.metrics.retrieval import (
     relevant_ranks,
     score_ranking,
 )
-from ragguard.results import STATUS_ERROR, STATUS_MISSING, STATUS_OK
-from ragguard.runs import Chunk, RunRecord, load_run
-from ragguard.scoring import score_question, score_run
-from ragguard.testset import Question, TestSet, load_testset
+from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, STATUS_OK
+from ragguard.results.records import Chunk, RunRecord, load_run
+from ragguard.scoring.score import score_question, score_run
+from ragguard.testset.model import Question, TestSet, load_testset
 
 
 def score(ranking: list[str], grades: dict[str, int], metrics: str) -> dict[str, float]:

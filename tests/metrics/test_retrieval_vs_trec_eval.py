@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import pytest
 import pytrec_eval  # the reference implementation; in the `test` extra, so never skipped
 
-from ragguard.formats.trec import parse_qrels, parse_trec_run
 from ragguard.metrics.names import MetricSpec, parse_metric_list
 from ragguard.metrics.retrieval import Labels, score_ranking
+from ragguard.testset.formats.trec import parse_qrels, parse_trec_run
 
 TOLERANCE = 1e-9
 CASES = 200

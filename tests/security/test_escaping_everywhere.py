@@ -32,7 +32,6 @@ from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
 from ragguard.ci.outputs import action_outputs, output_block, parse_output_file, write_outputs
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import Comparison, Provenance, compare
-from ragguard.formats.junit import comparison_junit
 from ragguard.gate import GateRules
 from ragguard.github import GitHubClient, Outcome, comment_marker, read_event
 from ragguard.github.comments import outcome_of
@@ -45,8 +44,9 @@ from ragguard.render import (
     render_summary,
     terminal_report,
 )
-from ragguard.results import Results
-from ragguard.testset import Question
+from ragguard.render.junit import comparison_junit
+from ragguard.results.model import Results
+from ragguard.testset.model import Question
 
 SUITE = "orders-api"
 PROJECT = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from fake_openai import FakeOpenAI
 
 from ragguard.ci.masks import ci_secrets, mask_secrets
-from ragguard.cli import cli
+from ragguard.cli.app import cli
 from ragguard.github import GitHubClient, GitHubError, GitHubSettings
 from ragguard.judge.client import JudgeClient, JudgeItem
 from ragguard.judge.settings import JudgeSettings

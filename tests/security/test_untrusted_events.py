@@ -28,7 +28,7 @@ from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
 from ragguard.ci.publish import inert_comment, publish_artifact_name, publish_document
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import compare
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.github import GitHubClient, comment_marker, read_event
 from ragguard.github.comments import Outcome, outcome_of
 from ragguard.render import COMMENT_LIMIT, render_comment

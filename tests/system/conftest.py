@@ -15,10 +15,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ragguard.config import Config, load_config
-from ragguard.runner import RunOutcome, run_questions
+from ragguard.config.model import Config, load_config
 from ragguard.system import build_adapter
-from ragguard.testset import load_testset
+from ragguard.system.runner import RunOutcome, run_questions
+from ragguard.testset.model import load_testset
 
 SUITE_TESTSET = """\
 - id: auth

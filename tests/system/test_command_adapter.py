@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.command import CommandBatchAdapter, CommandPerQuestionAdapter
 

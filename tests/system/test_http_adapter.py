@@ -9,12 +9,12 @@ from email.utils import format_datetime
 
 import pytest
 
-from ragguard.config import RunSettings
-from ragguard.errors import InputError
-from ragguard.runner import run_questions
+from ragguard.config.model import RunSettings
+from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.http import HttpAdapter, ResponseMapping, lookup, retry_after_seconds
-from ragguard.testset import load_testset
+from ragguard.system.runner import run_questions
+from ragguard.testset.model import load_testset
 
 MAPPED = """\
 http: {url}/ask

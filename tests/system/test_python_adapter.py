@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.base import SystemFailure
 from ragguard.system.python import PythonAdapter
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 
 def write_module(folder: Path, name: str, source: str) -> None:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.recorded import RecordedAdapter
-from ragguard.testset import load_testset
+from ragguard.testset.model import load_testset
 
 
 def test_records_are_replayed_and_absent_questions_left_out(

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.results import load_results
-from ragguard.runs import load_run
+from ragguard.results.model import load_results
+from ragguard.results.records import load_run
 
 QUESTIONS = 12
 STOP_AT = 7  # the 7th question asked kills (or blocks) the first run

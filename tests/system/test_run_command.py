@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.results import load_results
-from ragguard.runs import load_run
+from ragguard.results.model import load_results
+from ragguard.results.records import load_run
 
 MODULE = """\
 def answer(question, id):

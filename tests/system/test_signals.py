@@ -18,8 +18,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ragguard.cli import RagguardGroup
-from ragguard.results import load_results
+from ragguard.cli.app import RagguardGroup
+from ragguard.results.model import load_results
 
 QUESTIONS = 6
 HANGS = "q3"

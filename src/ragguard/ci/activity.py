@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.github import EventContext
 
 PULL_REQUEST, BASELINE, EVALUATE, PUBLISH = "pull-request", "baseline", "evaluate", "publish"

@@ -69,10 +69,11 @@ from ragguard.compare import (
     compare,
     describe_age,
 )
-from ragguard.config import Config, load_config, with_repeat
+from ragguard.config.model import Config, load_config, with_repeat
+from ragguard.core.errors import InputError
+from ragguard.core.files import write_all, write_report
 from ragguard.core.git import git_head, git_repo_path
-from ragguard.errors import InputError
-from ragguard.files import write_all, write_report
+from ragguard.core.sources import parse_json_value
 from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
     DEFAULT_COMMENT_MODE,
@@ -94,10 +95,9 @@ from ragguard.render import (
     render_summary,
 )
 from ragguard.render.questions import failing_questions
-from ragguard.results import Results, load_results, results_from_dict, write_results
-from ragguard.shards import Shard
-from ragguard.sources import parse_json_value
-from ragguard.testset import load_testset
+from ragguard.results.model import Results, load_results, results_from_dict, write_results
+from ragguard.testset.model import load_testset
+from ragguard.testset.shards import Shard
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
 
@@ -786,15 +786,15 @@ def evaluate_config(
     and the job summary (``summary_file``)."""
     import time
 
-    from ragguard.journal import pass_records_path
-    from ragguard.runner import (
+    from ragguard.results.records import dump_run
+    from ragguard.system.journal import pass_records_path
+    from ragguard.system.runner import (
         LineLog,
         cost_line,
         end_log_with_failures,
         run_config,
         score_suite_run,
     )
-    from ragguard.runs import dump_run
 
     started = time.monotonic()
     log = LineLog(out / "system.log")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 
 MIN_MASK_LENGTH = 4  # masking "a" or "ok" would blank out half the log
 

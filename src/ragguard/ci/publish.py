@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragguard.ci.settings import ADVISORY, BINDING
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
+from ragguard.core.sources import parse_json_value
 from ragguard.github import GitHubClient, Outcome, comment_marker
 from ragguard.github.pulls import PullInfo
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
 from ragguard.render.text import ZERO_WIDTH_SPACE
-from ragguard.sources import parse_json_value
 
 PUBLISH_SCHEMA = "ragguard.publish/1"
 ARTIFACT_PREFIX = "ragguard-publish-"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from ragguard.compare.model import Comparison
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.config import Config, with_repeat
+from ragguard.config.model import Config, with_repeat
 from ragguard.render.text import printable
-from ragguard.results import Results, write_results
+from ragguard.results.model import Results, write_results
 
 EvaluateOnly = Callable[[Config, Mapping[str, str | None], Path, frozenset[str]], Results]
 

@@ -16,9 +16,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from ragguard.config import Config
+from ragguard.config.model import Config
 from ragguard.core.git import END_OF_OPTIONS, failure_text, git_output, run_git, succeeded
-from ragguard.results import Results, load_results
+from ragguard.results.model import Results, load_results
 
 RUN_TIMEOUT = 3600
 GIT_TIMEOUT = 600

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.ci.settings import BASELINE_STORES, CiSettings
-from ragguard.config import Config
-from ragguard.errors import InputError, Where
+from ragguard.config.model import Config
+from ragguard.core.errors import InputError, Where
+from ragguard.core.sources import LineDict, type_name, unknown_key_message
 from ragguard.github import COMMENT_MODES, DATA_BRANCH, DEFAULT_COMMENT_MODE
-from ragguard.sources import LineDict, type_name, unknown_key_message
 
 BASELINE_KEYS = ("store", "branch", "file", "rerun")
 COMMENT_KEYS = ("mode",)

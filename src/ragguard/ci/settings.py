@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ragguard.config import REPEAT_EXPECTED, is_whole_repeat
-from ragguard.errors import InputError
-from ragguard.files import check_writable
+from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat
+from ragguard.core.errors import InputError
+from ragguard.core.files import check_writable
+from ragguard.core.sources import ascii_int, bad_path
 from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
-from ragguard.shards import Shard, parse_shard
-from ragguard.sources import ascii_int, bad_path
+from ragguard.testset.shards import Shard, parse_shard
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
 BASELINE_STORES = ("branch", "artifact", "file", "none")

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragguard.compare import REMOVED, Comparison
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
+from ragguard.core.sources import LineDict, parse_yaml
 from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.render import escape_markdown
 from ragguard.render.text import and_more
-from ragguard.sources import LineDict, parse_yaml
 
 RULE_FIELDS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 LISTED_IDS = 5  # question ids named in the change line before "and N more"

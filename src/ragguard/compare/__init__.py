@@ -1,6 +1,6 @@
 """Compare head results with the baseline: paired deltas, significance, questions, verdict.
 
-Pure: two :class:`~ragguard.results.Results` (the baseline may be ``None``) and the gate
+Pure: two :class:`~ragguard.results.model.Results` (the baseline may be ``None``) and the gate
 rules in, a :class:`Comparison` out. The same inputs always give the same comparison: every
 random draw uses a fixed seed and every list has a fixed order. See docs/compare.md.
 
@@ -81,7 +81,7 @@ from ragguard.compare.stability import repeat_summary
 from ragguard.compare.tags import tag_breakdown
 from ragguard.compare.verdict import exit_code, gate_reasons, overall_verdict
 from ragguard.gate import GateRules
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 __all__ = [
     "ADDED",

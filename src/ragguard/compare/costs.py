@@ -24,8 +24,8 @@ from ragguard.compare.metrics import bootstrap_for  # the per-n cache the qualit
 from ragguard.compare.model import EPSILON, FAIL, PASS, MetricComparison
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS
-from ragguard.results import STATUS_ERROR, STATUS_MISSING, QuestionResult, Results
-from ragguard.stats import PairedTest, mean, paired_test, percentile
+from ragguard.metrics.stats import PairedTest, mean, paired_test, percentile
+from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, QuestionResult, Results
 
 Pairs = Sequence[tuple[QuestionResult, QuestionResult]]
 _NOT_ANSWERED = (STATUS_ERROR, STATUS_MISSING)

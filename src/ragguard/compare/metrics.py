@@ -10,8 +10,7 @@ from dataclasses import replace
 from ragguard.compare.model import EPSILON, FAIL, PASS, WARN, MetricComparison
 from ragguard.compare.questions import id_order
 from ragguard.gate import GateRules, MetricRule
-from ragguard.results import QuestionResult, Results
-from ragguard.stats import (
+from ragguard.metrics.stats import (
     JOINT_MAX_QUESTIONS,
     Bootstrap,
     holm_adjusted,
@@ -19,6 +18,7 @@ from ragguard.stats import (
     mean,
     paired_test,
 )
+from ragguard.results.model import QuestionResult, Results
 
 PairList = Sequence[tuple[QuestionResult, QuestionResult]]
 
@@ -121,7 +121,7 @@ def family_adjusted(
     The family is every metric with a paired p-value whose rule can fail on a drop
     (``alpha`` set, ``max_drop`` below 1): seven or more of them each tested at alpha would
     fail a merge on pure noise far more often than alpha. The adjustment is the joint
-    sign-flip max-T (:func:`~ragguard.stats.max_t_adjusted`, signs drawn by question id),
+    sign-flip max-T (:func:`~ragguard.metrics.stats.max_t_adjusted`, signs drawn by question id),
     or Holm's above ``JOINT_MAX_QUESTIONS`` questions that differ; an adjusted p-value is
     never below the metric's own. ``multiple_testing: off`` leaves each metric at its alpha.
     """

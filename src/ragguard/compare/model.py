@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ragguard.compare.detectable import Detectable
 from ragguard.gate import GateRules
-from ragguard.power import Detectable
-from ragguard.results import (
+from ragguard.results.model import (
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,
     STATUS_MISSING,

@@ -7,7 +7,7 @@ from dataclasses import replace
 from ragguard.compare.model import FAILED_STATUSES
 from ragguard.metrics.names import MetricNameError, MetricSpec, parse_metric
 from ragguard.metrics.retrieval import Labels, score_ranking
-from ragguard.results import QuestionResult, Results
+from ragguard.results.model import QuestionResult, Results
 
 
 def retrieval_spec(name: str) -> MetricSpec | None:

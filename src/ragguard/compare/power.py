@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragguard.compare.metrics import PairList, can_fail_on_a_drop, is_binary_metric
-from ragguard.compare.model import FAILED_STATUSES, MetricComparison
-from ragguard.gate import GateRules
-from ragguard.power import (
+from ragguard.compare.detectable import (
     Detectable,
     detectable,
     noise_from_pairs,
     noise_from_runs,
     noise_from_values,
 )
-from ragguard.repeats import run_count, runs_of
-from ragguard.results import QuestionResult, Results
+from ragguard.compare.metrics import PairList, can_fail_on_a_drop, is_binary_metric
+from ragguard.compare.model import FAILED_STATUSES, MetricComparison
+from ragguard.gate import GateRules
+from ragguard.results.model import QuestionResult, Results
+from ragguard.scoring.repeats import run_count, runs_of
 
 
 def gated_alpha(rules: GateRules, names: Sequence[str]) -> dict[str, float]:

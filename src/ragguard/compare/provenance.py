@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from ragguard.compare.model import Provenance, SettingDiff
-from ragguard.results import Results
-from ragguard.stats import percentile
+from ragguard.metrics.stats import percentile
+from ragguard.results.model import Results
 
 
 def latency_percentile(results: Results, q: float) -> float | None:

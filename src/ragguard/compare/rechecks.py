@@ -18,7 +18,7 @@ from dataclasses import replace
 from ragguard.compare.model import NEWLY_FAILING, Comparison, Recheck, RunTally
 from ragguard.compare.questions import pass_tally
 from ragguard.compare.verdict import gate_reasons, overall_verdict
-from ragguard.results import Results
+from ragguard.results.model import Results
 
 
 def recheck_ids(comparison: Comparison) -> tuple[str, ...]:

@@ -21,8 +21,8 @@ from ragguard.compare.model import (
     RunTally,
 )
 from ragguard.compare.questions import id_order
-from ragguard.repeats import run_count, runs_of
-from ragguard.results import Results
+from ragguard.results.model import Results
+from ragguard.scoring.repeats import run_count, runs_of
 
 
 def repeat_summary(

@@ -11,8 +11,8 @@ from ragguard.compare.model import (
     TagBreakdown,
     TagMetric,
 )
-from ragguard.results import QuestionResult
-from ragguard.stats import mean
+from ragguard.metrics.stats import mean
+from ragguard.results.model import QuestionResult
 
 
 def tag_breakdown(

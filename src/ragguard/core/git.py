@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 
 END_OF_OPTIONS = "--end-of-options"
 QUICK_TIMEOUT = 10

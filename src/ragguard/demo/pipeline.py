@@ -25,9 +25,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ragguard.runs import Chunk
+from ragguard.results.records import Chunk
 from ragguard.system.base import Answer
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 DATA_DIR = Path(__file__).parent / "orders_api"
 DOCS_DIR = DATA_DIR / "docs"

@@ -11,18 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragguard.compare import Comparison, compare
-from ragguard.config import RunSettings
+from ragguard.config.model import RunSettings
+from ragguard.core.files import write_all, write_report
 from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
-from ragguard.files import write_all, write_report
 from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.render import render_comment, render_summary
-from ragguard.results import Results, write_results
-from ragguard.runner import RunOutcome, results_settings, run_questions
-from ragguard.runs import dump_run
-from ragguard.scoring import score_run
-from ragguard.testset import TestSet, load_testset
+from ragguard.results.model import Results, write_results
+from ragguard.results.records import dump_run
+from ragguard.scoring.score import score_run
+from ragguard.system.runner import RunOutcome, results_settings, run_questions
+from ragguard.testset.model import TestSet, load_testset
 
 DEMO_SUITE = "orders-api-docs"
 DEMO_METRICS = (

@@ -26,7 +26,7 @@ from typing import Any
 from github.Repository import Repository
 
 from github import GithubException, InputGitTreeElement
-from ragguard.baselines import BASELINE_SCHEMA
+from ragguard.compare.baseline import BASELINE_SCHEMA
 from ragguard.github.errors import (
     BaselineConflictError,
     UntrustedEventError,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragguard.sources import parse_json_value
+from ragguard.core.sources import parse_json_value
 
 
 @dataclass(frozen=True)

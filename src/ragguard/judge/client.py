@@ -31,7 +31,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
 from ragguard.judge.settings import JudgeSettings

@@ -15,9 +15,9 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ragguard.core.sources import parse_json_value
 from ragguard.metrics.judging import JudgeVerdict, SentenceJudgement
 from ragguard.metrics.text import Segment
-from ragguard.sources import parse_json_value
 
 SYSTEM_PROMPT = """\
 You check answers of a documentation assistant against the documentation it retrieved.

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from ragguard.config import Config, parse_duration
-from ragguard.errors import InputError, Where
+from ragguard.config.model import Config, parse_duration
+from ragguard.core.errors import InputError, Where
+from ragguard.core.sources import LineDict, is_finite_number, type_name
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
 from ragguard.metrics.settings import DEFAULT_CACHE, GenerationSettings, JudgeSettings
 from ragguard.metrics.settings import PROMPT_VERSION as PROMPT_VERSION
-from ragguard.sources import LineDict, is_finite_number, type_name
 
 METHODS = ("lexical", "judge")
 
@@ -56,7 +56,7 @@ JUDGE_KEYS = (
 
 def generation_settings_of(config: Config) -> GenerationSettings:
     """The generation settings of a loaded ragguard.yml, typed from the sections
-    :func:`~ragguard.config.load_config` already parsed (the file is not read again)."""
+    :func:`~ragguard.config.model.load_config` already parsed (the file is not read again)."""
     return generation_settings(config.sections, config.path)
 
 

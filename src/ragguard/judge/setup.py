@@ -15,15 +15,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
+from ragguard.core.sources import parse_yaml, read_text
 from ragguard.judge.settings import generation_settings
 from ragguard.metrics.generation import judge_items, missing_text
 from ragguard.metrics.judging import JudgeItem
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings
-from ragguard.runs import RunRecord, load_corpus
-from ragguard.sources import parse_yaml, read_text
-from ragguard.testset import TestSet
+from ragguard.results.records import RunRecord, load_corpus
+from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
     from ragguard.judge.client import JudgeClient, Plan

@@ -31,8 +31,8 @@ from functools import lru_cache
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, discount, score_ranking
 from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
-from ragguard.runs import Chunk
-from ragguard.testset import Evidence, Question
+from ragguard.results.records import Chunk
+from ragguard.testset.model import Evidence, Question
 
 _SPACE = re.compile(r"\s+")
 

@@ -41,7 +41,7 @@ from ragguard.metrics.text import (
     split_sentences,
     stems,
 )
-from ragguard.results import SentenceVerdict
+from ragguard.results.model import SentenceVerdict
 
 DEFAULT_THRESHOLD = 0.3
 EVIDENCE_SENTENCES = 3

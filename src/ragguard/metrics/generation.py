@@ -33,7 +33,7 @@ from ragguard.metrics.names import GENERATION as GENERATION_METRICS
 from ragguard.metrics.relevance import judge_relevance, lexical_relevance
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.metrics.text import Segment, segment
-from ragguard.results import (
+from ragguard.results.model import (
     STATUS_ABSTAINED,
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,
@@ -41,8 +41,8 @@ from ragguard.results import (
     QuestionResult,
     SentenceVerdict,
 )
-from ragguard.runs import RunRecord
-from ragguard.testset import Question
+from ragguard.results.records import RunRecord
+from ragguard.testset.model import Question
 
 STATEMENT_METRICS = ("faithfulness", "hallucination_free")  # both from the sentence verdicts
 EMPTY_ANSWER = "empty answer (generation metrics need the system's answer)"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from ragguard.sources import ascii_int
+from ragguard.core.sources import ascii_int
 
 CHUNK_NEEDS_K = ("hit_rate", "recall", "precision", "ndcg", "ndcg_exp")
 CHUNK_OPTIONAL_K = ("mrr", "map")

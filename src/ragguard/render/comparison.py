@@ -37,11 +37,11 @@ from ragguard.compare import (
     Repeats,
     TagBreakdown,
 )
+from ragguard.compare.detectable import Detectable
 from ragguard.compare.questions import id_order
 from ragguard.compare.verdict import evaluation_errors
-from ragguard.errors import InputError
+from ragguard.core.errors import InputError
 from ragguard.gate import METRIC_MAX_DROP
-from ragguard.power import Detectable
 from ragguard.render.costs import cost_rows, cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
@@ -68,7 +68,7 @@ from ragguard.render.text import (
     printable,
     signed,
 )
-from ragguard.results import STATUS_OK
+from ragguard.results.model import STATUS_OK
 
 COMMENT_LIMIT = 65_536
 # GitHub shows at most 1 MiB of job summary per step; ragguard's header and trend chart and

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ragguard.power import Detectable
+from ragguard.compare.detectable import Detectable
 from ragguard.render.text import and_more
 
 

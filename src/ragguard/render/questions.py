@@ -25,7 +25,7 @@ from ragguard.compare import (
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable
-from ragguard.results import SentenceVerdict
+from ragguard.results.model import SentenceVerdict
 
 GROUP_IDS_SHOWN = 12
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ragguard.failures import failure_lines, group_failures
 from ragguard.metrics.retrieval import Explanation
+from ragguard.render.failures import failure_lines, group_failures
 from ragguard.render.text import environment, fmt, printable, simple_table
-from ragguard.results import STATUS_OK, Results
+from ragguard.results.model import STATUS_OK, Results
 
 
 def summary_rows(results: Results) -> list[list[str]]:

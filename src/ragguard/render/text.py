@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ragguard.resources import templates_dir
+from ragguard.core.resources import templates_dir
 
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment

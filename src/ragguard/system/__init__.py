@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragguard.config import Config
+from ragguard.config.model import Config
 from ragguard.system.base import Adapter, BatchAdapter
 
 

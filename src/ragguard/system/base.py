@@ -3,7 +3,7 @@
 An :class:`Adapter` answers one question at a time (the runner calls it from several
 threads, retries transient failures and measures latency). A :class:`BatchAdapter` takes all
 the questions at once (a command in batch mode, a recorded run) and emits a
-:class:`~ragguard.runs.RunRecord` per question as they come.
+:class:`~ragguard.results.records.RunRecord` per question as they come.
 
 A failure of the system on one question is a :class:`SystemFailure` whose message lands in
 that question's ``RunRecord.error``; :class:`TransientFailure` marks the ones worth a retry.
@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ragguard.errors import InputError, Where
-from ragguard.runs import Chunk, RunRecord, record_from_mapping
-from ragguard.sources import type_name
-from ragguard.testset import Question
-from ragguard.usage import Usage
+from ragguard.core.errors import InputError, Where
+from ragguard.core.sources import type_name
+from ragguard.results.records import Chunk, RunRecord, record_from_mapping
+from ragguard.results.usage import Usage
+from ragguard.testset.model import Question
 
 OUTPUT_KEYS = ("retrieved", "answer", "meta", "usage")
 USAGE_ATTRIBUTES = ("prompt_tokens", "completion_tokens", "total_tokens", "cost")

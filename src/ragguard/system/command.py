@@ -26,11 +26,11 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import IO, Any
 
-from ragguard import interrupts
-from ragguard.config import SystemConfig
-from ragguard.errors import InputError, Where
-from ragguard.runs import RunRecord, record_from_mapping
-from ragguard.sources import parse_json_value, split_lines, type_name
+from ragguard.config.model import SystemConfig
+from ragguard.core import interrupts
+from ragguard.core.errors import InputError, Where
+from ragguard.core.sources import parse_json_value, split_lines, type_name
+from ragguard.results.records import RunRecord, record_from_mapping
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -40,7 +40,7 @@ from ragguard.system.base import (
     format_seconds,
     placeholders,
 )
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 MODES = ("batch", "per-question")
 TEMPLATE_NAMES = ("{question}", "{id}", "{tags}")

@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
-from ragguard.config import SystemConfig
-from ragguard.sources import ascii_int, expands_beyond, type_name
+from ragguard.config.model import SystemConfig
+from ragguard.core.sources import ascii_int, expands_beyond, type_name
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -43,7 +43,7 @@ from ragguard.system.base import (
     format_seconds,
     placeholders,
 )
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 METHODS = ("POST", "GET")
 RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer", "usage")

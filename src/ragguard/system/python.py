@@ -20,7 +20,7 @@ from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
 
-from ragguard.config import SystemConfig
+from ragguard.config.model import SystemConfig
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -28,7 +28,7 @@ from ragguard.system.base import (
     answer_from_output,
     format_seconds,
 )
-from ragguard.testset import Question
+from ragguard.testset.model import Question
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 OPTIONAL_ARGUMENTS = ("id", "tags")

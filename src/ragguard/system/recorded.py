@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragguard.config import SystemConfig
-from ragguard.formats import load_run_file
-from ragguard.runs import Run, RunRecord
-from ragguard.testset import Question
+from ragguard.config.model import SystemConfig
+from ragguard.results.records import Run, RunRecord
+from ragguard.testset.formats import load_run_file
+from ragguard.testset.model import Question
 
 
 class RecordedAdapter:

@@ -1,0 +1,1 @@
+"""ragguard.yml: the one reader and the typed model it returns."""

@@ -1,0 +1,516 @@
+"""Reading input files: UTF-8 text, YAML with line numbers, JSON Lines, CSV.
+
+Every failure becomes an :class:`InputError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ragguard.core.errors import InputError, Where
+
+
+def read_text(path: str | Path, *, what: str = "file") -> str:
+    """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty."""
+    path = Path(path)
+    _check_is_file(path, what)
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8-sig")
+    except OSError as exc:
+        raise cannot_read(path, what, exc) from None
+    except MemoryError:
+        raise out_of_memory(path, what) from None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise _not_utf8(path, data[exc.start], line) from None
+    if not text.strip():
+        raise _empty(path, what)
+    return text
+
+
+def iter_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, str]]:
+    """Stream (line number, line) from a UTF-8 text file, holding one line at a time.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r`` (as :func:`split_lines`); a file with no
+    non-blank line is an error, raised once it has been read.
+    """
+    path = Path(path)
+    _check_is_file(path, what)
+    blank = True
+    try:
+        with path.open(encoding="utf-8-sig", newline=None) as file:
+            for number, line in enumerate(file, start=1):
+                line = line.removesuffix("\n")
+                blank = blank and not line.strip()
+                yield number, line
+    except OSError as exc:
+        raise cannot_read(path, what, exc) from None
+    except MemoryError:
+        raise out_of_memory(path, what) from None
+    except UnicodeDecodeError:
+        raise _first_undecodable_line(path) from None
+    if blank:
+        raise _empty(path, what)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, ending at ``\n``, ``\r\n`` or ``\r`` only.
+
+    Not :meth:`str.splitlines`: it also breaks at ``\f``, ``\x1c``-``\x1e``, ``\x85``,
+    U+2028 and U+2029, which are ordinary characters inside a JSON string or a question, so
+    line numbers would drift and a valid JSON line would be cut in two.
+    """
+    lines = _LINE_BREAK.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _check_is_file(path: Path, what: str) -> None:
+    if "\0" in str(path):
+        raise bad_path(path, ValueError("a NUL byte in the name"))
+    try:
+        if not path.exists():
+            raise InputError(path, f"{what} not found; check the path")
+        if path.is_dir():
+            raise InputError(path, f"is a directory, expected a {what}")
+    except (OSError, ValueError) as exc:  # a name too long, or a NUL byte in it
+        raise bad_path(path, exc) from None
+
+
+def bad_path(path: str | Path, exc: OSError | ValueError) -> InputError:
+    """The error for a path the system cannot even look up (too long, a NUL byte)."""
+    shown_path = str(path).replace("\0", "\\0")
+    if len(shown_path) > 120:
+        shown_path = shown_path[:60] + "…" + shown_path[-40:]
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return InputError(shown_path, f"cannot use this path ({reason}); check the name and folder")
+
+
+def cannot_read(path: Path, what: str, exc: OSError) -> InputError:
+    return InputError(path, f"cannot read the {what}: {exc.strerror or exc}")
+
+
+def out_of_memory(path: str | Path, what: str) -> InputError:
+    """Running out of memory while reading a file, as a one-line error naming it."""
+    return InputError(
+        path,
+        f"out of memory reading the {what}; split it into smaller files or give the job "
+        "more memory",
+    )
+
+
+def _not_utf8(path: Path, byte: int, line: int) -> InputError:
+    return InputError(path, f"not UTF-8 (byte 0x{byte:02x}); save the file as UTF-8", line=line)
+
+
+def _first_undecodable_line(path: Path) -> InputError:
+    """The error for the first line of ``path`` that is not UTF-8, read again in bytes."""
+    with path.open("rb") as file:
+        for number, raw in enumerate(file, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return _not_utf8(path, raw[exc.start], number)
+    return InputError(path, "not UTF-8; save the file as UTF-8")
+
+
+def _empty(path: Path, what: str) -> InputError:
+    return InputError(path, f"{what} is empty (or only whitespace); check the path or fill it in")
+
+
+class LineDict(dict):
+    """A mapping from YAML that remembers its line and the line of each key."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+    def where(self, source: str | Path) -> Where:
+        return Where(source, self.line, self.key_lines)
+
+
+class LineList(list):
+    """A sequence from YAML that remembers its line and the line of each item."""
+
+    line: int = 0
+    item_lines: list[int]
+
+
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """A safe loader whose mappings and sequences carry line numbers.
+
+    Built on libyaml's parser when PyYAML has it (about four times faster on a large test
+    set). Duplicate keys are an error (PyYAML would silently keep the last one).
+    """
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    loader.flatten_mapping(node)
+    result = LineDict()
+    result.line = node.start_mark.line + 1
+    result.key_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, (list, dict)):
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a scalar", key_node.start_mark
+            )
+        key_text = str(key)
+        if key in result:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key_text!r}", key_node.start_mark
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key_text] = key_node.start_mark.line + 1
+    return result
+
+
+def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
+    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    result.line = node.start_mark.line + 1
+    result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return result
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def parse_yaml(text: str, source: str | Path) -> Any:
+    """Parse YAML into LineDict/LineList values; syntax errors name the line.
+
+    Aliases that would expand to more than :data:`MAX_YAML_EXPANSION` values (a "billion
+    laughs") and nesting deeper than Python can follow are refused.
+    """
+    try:
+        data = yaml.load(text, Loader=_LineLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        problem = _yaml_problem(exc, text)
+        raise InputError(source, f"YAML syntax error: {problem}", line=line) from None
+    except yaml.reader.ReaderError as exc:
+        line = text[: exc.position].count("\n") + 1
+        raise InputError(
+            source,
+            f"character {exc.character!r} is not allowed in YAML; remove it",
+            line=line,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise InputError(source, f"YAML syntax error: {exc}") from None
+    except RecursionError:
+        raise InputError(source, TOO_DEEP) from None
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit
+        raise InputError(source, number_problem(exc)) from None
+    if "&" in text and "*" in text:  # only anchors and aliases share values
+        _check_expansion(data, source)
+    return data
+
+
+MIN_YAML_EXPANSION = 100_000
+YAML_EXPANSION_FACTOR = 100
+TOO_DEEP = "nested too deeply (hundreds of levels of lists or mappings); flatten it"
+
+
+def _check_expansion(data: Any, source: str | Path) -> None:
+    """Refuse a document whose aliases repeat shared values without bound ("billion laughs").
+
+    A YAML alias makes two places hold the same object; code that walks the value (a body
+    template filled for every question) visits it once per place. A document may expand to
+    YAML_EXPANSION_FACTOR times its distinct values (at least MIN_YAML_EXPANSION): ordinary
+    reuse of an anchor stays far below that, an alias bomb goes past it within a few levels.
+    """
+    limit = max(MIN_YAML_EXPANSION, YAML_EXPANSION_FACTOR * _distinct_values(data))
+    if expands_beyond(data, limit):
+        line = getattr(data, "line", None)
+        raise InputError(
+            source,
+            f"YAML aliases (*name) expand it to over {limit:,} values; write the values out "
+            "instead of repeating aliases of aliases",
+            line=line or None,
+        )
+
+
+def _distinct_values(data: Any) -> int:
+    seen: set[int] = set()
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return len(seen)
+
+
+def expands_beyond(data: Any, limit: int) -> bool:
+    """Whether walking ``data`` (each shared value once per place) visits over ``limit``
+    values; stops as soon as it does, so a billion-value alias bomb costs ``limit`` steps."""
+    budget = limit
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        budget -= 1
+        if budget < 0:
+            return True
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """PyYAML's problem, with where the unclosed construct began and a hint for tabs."""
+    problem = exc.problem or exc.context or "invalid YAML"
+    context, mark = exc.context_mark, exc.problem_mark
+    if exc.problem and exc.context and context and mark and context.line < mark.line:
+        problem += f" ({exc.context} that starts at line {context.line + 1})"
+    if mark and "\t" in _line_at(text, mark.line)[: mark.column + 1]:
+        problem += "; indent with spaces, not tabs"
+    return problem
+
+
+def _line_at(text: str, index: int) -> str:
+    lines = text.splitlines()
+    return lines[index] if 0 <= index < len(lines) else ""
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid number here; write a number or null")
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)  # in C: a large results file has hundreds of thousands of objects
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"duplicate key {key!r} in one object; keep one")
+        seen.add(key)
+    raise AssertionError("unreachable: a shorter dict has a repeated key")
+
+
+# parse_json_value's settings, for decoding a part of a text (results_lines.py).
+STRICT_JSON = json.JSONDecoder(
+    parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
+)
+
+
+def parse_json_value(text: str) -> Any:
+    """Parse JSON, refusing NaN, Infinity (they would poison every mean) and repeated keys.
+
+    Every failure is a ValueError with a message for the user: JSON nested deeper than
+    Python can follow, or an integer over Python's 4,300-digit limit, included.
+    """
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
+        )
+    except RecursionError:
+        raise ValueError(TOO_DEEP) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise ValueError(number_problem(exc)) from None
+
+
+def number_problem(exc: ValueError) -> str:
+    """A user's wording of Python's refusal of an integer with over 4,300 digits."""
+    text = str(exc)
+    if text.startswith("Exceeds the limit"):
+        return "a number with thousands of digits; write a shorter number, or quote it as a string"
+    return text
+
+
+def iter_jsonl(text: str, source: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, value) for each non-blank line of a JSON Lines text."""
+    return iter_jsonl_lines(enumerate(split_lines(text), start=1), source)
+
+
+def iter_jsonl_lines(
+    lines: Iterable[tuple[int, str]], source: str | Path
+) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, value) for each non-blank numbered line of JSON Lines."""
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield number, parse_json_value(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                source,
+                f"invalid JSON: {exc.msg} (column {exc.colno}); "
+                "each line must hold one complete JSON value",
+                line=number,
+            ) from None
+        except ValueError as exc:
+            raise InputError(source, f"invalid JSON: {exc}", line=number) from None
+
+
+def iter_jsonl_objects(
+    text: str | Iterable[tuple[int, str]], source: str | Path
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Like :func:`iter_jsonl` (given the text, or numbered lines such as :func:`iter_lines`
+    streams), but every line must hold a JSON object."""
+    values = iter_jsonl(text, source) if isinstance(text, str) else iter_jsonl_lines(text, source)
+    for number, value in values:
+        if not isinstance(value, dict):
+            raise InputError(
+                source,
+                f"expected a JSON object ({{...}}) on each line, found {type_name(value)}",
+                line=number,
+            )
+        yield number, value
+
+
+MAX_CSV_FIELD = 64 * 1024 * 1024  # the csv module's default (131,072 characters) is too small
+
+
+def iter_csv_rows(text: str, source: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) for a CSV text with a header row.
+
+    The line number is where the row starts (a quoted field may span lines). Blank rows are
+    skipped; missing trailing fields are empty strings.
+    """
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_CSV_FIELD))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [name.strip() for name in next(reader, [])]
+        _check_csv_header(header, source)
+        end_of_previous = reader.line_num
+        for fields in reader:
+            start, end_of_previous = end_of_previous + 1, reader.line_num
+            if not any(value.strip() for value in fields):
+                continue
+            if len(fields) > len(header):
+                raise InputError(
+                    source,
+                    f"{len(fields)} fields but the header names {len(header)}; "
+                    "quote values that contain a comma",
+                    line=start,
+                )
+            values = fields + [""] * (len(header) - len(fields))
+            yield start, dict(zip(header, values, strict=True))
+    except csv.Error as exc:
+        raise InputError(source, f"CSV syntax error: {exc}", line=reader.line_num or None) from None
+
+
+def _check_csv_header(header: list[str], source: str | Path) -> None:
+    if not any(header):
+        raise InputError(source, "CSV has no header row; the first line names the columns", line=1)
+    for index, name in enumerate(header):
+        if not name:
+            raise InputError(
+                source,
+                f"column {index + 1} has no name in the header row; name it or remove it",
+                line=1,
+            )
+        if name in header[:index]:
+            raise InputError(source, f"column {name!r} appears twice in the header", line=1)
+
+
+def type_name(value: Any) -> str:
+    """A user-facing name for the type of a parsed value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def unknown_key_message(key: Any, allowed: Sequence[str]) -> str:
+    """'unknown key; did you mean ...? allowed keys: ...' for a key that is not allowed."""
+    close = difflib.get_close_matches(str(key), allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown key; {hint}allowed keys: {', '.join(allowed)}"
+
+
+def shown(value: Any) -> str:
+    """A parsed value as the user wrote it in YAML or JSON (``true``, ``null``, ``"high"``)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def is_finite_number(value: Any) -> bool:
+    """True for an int or float that is not a bool, NaN, infinite or beyond a float's range."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large to become a float (over about 1.8e308)
+        return False
+
+
+def described_number(value: Any) -> str:
+    """A parsed value for an error message: a number as written (a huge one by its size)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return type_name(value)
+    if isinstance(value, int) and abs(value) >= 10**15:
+        return f"a {len(str(abs(value)))}-digit number"
+    return repr(value)
+
+
+_ASCII_INT = re.compile(r"-?[0-9]{1,18}")
+
+
+def ascii_int(text: str) -> int | None:
+    """The whole number ``text`` writes in ASCII digits (``-`` allowed first), else None.
+
+    The one parser for numbers typed as text (grades, cut-offs, pull request numbers):
+    ``str.isdigit`` accepts superscripts and other scripts' digits, which ``int`` refuses
+    or reads as other numbers. At most 18 digits, so the value is always a usable size.
+    """
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
+def same_after_normalising(ids: Iterable[str]) -> tuple[str, str] | None:
+    """Two ids that differ only in Unicode normalisation (é as one or two code points)."""
+    seen: dict[str, str] = {}
+    for value in ids:
+        key = unicodedata.normalize("NFC", value)
+        first = seen.setdefault(key, value)
+        if first != value:
+            return first, value
+    return None
+
+
+def span_of(value: Any, first: int) -> tuple[int, int] | None:
+    """``[start, end]`` as a pair of whole numbers with ``first <= start <= end``, else None
+    (the callers say what the span is in their one-line error)."""
+    ok = (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and first <= value[0] <= value[1]
+    )
+    return (value[0], value[1]) if ok else None

@@ -1,0 +1,100 @@
+"""``ragguard baseline fetch``: the baseline CI stored, fetched with git into a local file.
+
+The action stores baselines on a data branch (default ``ragguard-data``) as
+``<branch>/<suite>.json`` (the newest) and ``<branch>/<suite>/<commit>.json`` (one per
+evaluated commit). A clone that can fetch from the remote reads them with plain git: no token,
+no API. ``ragguard compare`` reads the stored document (``ragguard.baseline/1``) as it is, with
+its commit and branch, so the comparison on a laptop is the one CI made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragguard.core.errors import InputError
+from ragguard.core.git import (
+    END_OF_OPTIONS,
+    NETWORK_TIMEOUT,
+    check_branch,
+    check_remote,
+    failure_text,
+    run_git,
+    succeeded,
+)
+from ragguard.github.databranch import DATA_BRANCH, latest_path
+
+
+@dataclass(frozen=True)
+class Fetched:
+    path: str  # the file on the data branch
+    document: bytes
+
+
+def fetch_baseline(
+    repo: Path,
+    suite: str,
+    *,
+    branch: str = "main",
+    commit: str | None = None,
+    remote: str = "origin",
+    data_branch: str = DATA_BRANCH,
+) -> Fetched:
+    """The stored baseline of ``suite`` on ``branch`` (the newest, or that of ``commit``,
+    a full sha or a unique prefix).
+
+    The remote and both branch names are checked before git sees them, and reach git only
+    after ``--end-of-options``: none of them can become an option of git's."""
+    check_remote(remote)
+    check_branch(data_branch, "--data-branch")
+    check_branch(branch, "--branch")
+    ref = f"refs/remotes/{remote}/{data_branch}"
+    fetched = run_git(
+        "fetch",
+        "--quiet",
+        END_OF_OPTIONS,
+        remote,
+        f"+refs/heads/{data_branch}:{ref}",
+        cwd=repo,
+        timeout=NETWORK_TIMEOUT,
+    )
+    if not succeeded(fetched):
+        raise InputError(
+            f"{remote}/{data_branch}",
+            f"cannot fetch the data branch ({failure_text(fetched)}); has the action's "
+            "baseline job run on the target branch, and is --remote right?",
+        )
+    path = _snapshot(repo, ref, branch, suite, commit) if commit else latest_path(branch, suite)
+    shown = run_git(
+        "show", END_OF_OPTIONS, f"{ref}:{path}", cwd=repo, text=False, timeout=NETWORK_TIMEOUT
+    )
+    if not succeeded(shown):
+        raise InputError(
+            f"{remote}/{data_branch}:{path}",
+            f"no stored baseline there; check --suite ({suite}) and --branch ({branch})",
+        )
+    return Fetched(path, shown.stdout)
+
+
+def _snapshot(repo: Path, ref: str, branch: str, suite: str, commit: str) -> str:
+    folder = f"{branch}/{suite}/"
+    done = run_git(
+        "ls-tree",
+        "--name-only",
+        END_OF_OPTIONS,
+        ref,
+        "--",
+        folder,
+        cwd=repo,
+        timeout=NETWORK_TIMEOUT,
+    )
+    listed = done.stdout if succeeded(done) else ""
+    matches = [name for name in listed.split() if Path(name).name.startswith(commit.lower())]
+    if len(matches) != 1:
+        found = "none" if not matches else f"{len(matches)}, give more of the sha"
+        raise InputError(
+            f"{ref.removeprefix('refs/remotes/')}:{folder}",
+            f"stored baselines of commit {commit}: {found}",
+            key="--commit",
+        )
+    return matches[0]

@@ -1,0 +1,1 @@
+"""Results: the model, its versioned JSON file, columns and lines, run records, usage."""

@@ -1,0 +1,1 @@
+"""Scoring a run: per pass, repeats, parallel parts, labels resolved to chunks."""

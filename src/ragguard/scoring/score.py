@@ -1,0 +1,328 @@
+"""Scoring: a test set and a run in, :class:`Results` out. No I/O.
+
+A question whose run errored or is missing scores 0 on every metric and is counted, so a
+gate can never improve by crashing. Retrieval metrics do not apply to ``answerable: false``
+questions; they are left out of those questions' values and of the metric's n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ragguard.metrics.names import MetricSpec
+from ragguard.metrics.retrieval import Labels, score_ranking
+from ragguard.metrics.stats import Bootstrap, mean
+from ragguard.results.model import (
+    STATUS_ERROR,
+    STATUS_MISSING,
+    STATUS_OK,
+    MetricSummary,
+    QuestionResult,
+    Results,
+    question_result,
+)
+from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.usage import Usage
+from ragguard.testset.model import Question, TestSet, combined_fingerprint
+
+if TYPE_CHECKING:
+    from ragguard.metrics.judging import Judge
+    from ragguard.metrics.settings import GenerationSettings
+
+MISSING_MESSAGE = "no entry for this question in the run"
+
+
+def score_question(
+    question: Question,
+    record: RunRecord | None,
+    specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None = None,
+    min_coverage: float | None = None,
+) -> QuestionResult:
+    """Score one question from its run record (``None`` when the run has no entry).
+
+    ``origins`` (the corpus's chunks by id) completes retrieved chunks that lack the text
+    or document that evidence labels are judged by; ``min_coverage`` defaults to
+    ``metrics.settings.DEFAULT_MIN_COVERAGE``.
+    """
+    if record is None:
+        return score_ranked(question, None, specs)
+    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    values: dict[str, float] = {}
+    judgments: dict[str, int] = {}
+    if record.error:
+        status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
+    elif retrieval:
+        status = STATUS_OK
+        values, judgments = _retrieval_values(
+            question, record.retrieved, retrieval, origins, min_coverage
+        )
+    else:
+        status = STATUS_OK
+    return _result(
+        question,
+        status,
+        values,
+        tuple(record.retrieved_ids),
+        error=record.error or None,
+        judgments=judgments,
+        answer=record.answer,
+        latency_ms=record.latency_ms,
+        usage=record.usage,
+    )
+
+
+def score_ranked(
+    question: Question,
+    ranking: Sequence[str] | None,
+    specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None = None,
+) -> QuestionResult:
+    """Score one question from its ranked chunk ids alone (a TREC run; ``None`` when the run
+    has no entry): the same values as :func:`score_question` with a record of those ids."""
+    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    if ranking is None:
+        values = dict.fromkeys(_names(retrieval), 0.0)
+        return _result(question, STATUS_MISSING, values, (), error=MISSING_MESSAGE)
+    if not retrieval:
+        return ranked_result(question, {}, tuple(ranking))
+    if question.evidence or _has_document_level(retrieval):
+        chunks = tuple(map(Chunk, ranking))
+        values, judgments = _retrieval_values(question, chunks, retrieval, origins, None)
+        return ranked_result(question, values, tuple(ranking), judgments)
+    values = score_ranking(ranking, Labels.from_grades(question.relevant), retrieval)
+    return ranked_result(question, values, tuple(ranking))
+
+
+def ranked_result(
+    question: Question,
+    values: dict[str, float],
+    ranking: Sequence[str],
+    judgments: dict[str, int] | None = None,
+    fingerprint: str | None = None,
+) -> QuestionResult:
+    """What :func:`score_ranked` returns for a question the run ranks, from its values
+    (also for a question scored in another process, parallel_scoring.py, which sends the
+    question's ``fingerprint`` as it computed it)."""
+    return _result(
+        question, STATUS_OK, values, ranking, judgments=judgments, fingerprint=fingerprint
+    )
+
+
+def _result(
+    question: Question,
+    status: str,
+    values: dict[str, float],
+    retrieved: Sequence[str],
+    *,
+    error: str | None = None,
+    judgments: dict[str, int] | None = None,
+    answer: str | None = None,
+    latency_ms: float | None = None,
+    usage: Usage | None = None,
+    fingerprint: str | None = None,
+) -> QuestionResult:
+    return question_result(
+        id=question.id,
+        question=question.question,
+        status=status,
+        metrics=values,
+        retrieved=retrieved,
+        relevant=dict(question.relevant),
+        fingerprint=fingerprint or question.fingerprint,
+        answerable=question.answerable,
+        critical=question.critical,
+        tags=question.tags,
+        reference_answer=question.reference_answer,
+        answer=answer,
+        sentences=(),
+        latency_ms=latency_ms,
+        usage=usage,
+        error=error,
+        evidence={evidence.key: evidence.grade for evidence in question.evidence},
+        judgments=judgments or {},
+        repeats=(),
+    )
+
+
+def _retrieval_values(
+    question: Question,
+    retrieved: tuple[Chunk, ...],
+    specs: Sequence[MetricSpec],
+    origins: Mapping[str, Chunk] | None,
+    min_coverage: float | None,
+) -> tuple[dict[str, float], dict[str, int]]:
+    """Chunk- and document-level values in the order of ``specs``, and, with evidence
+    labels, the grade each retrieved chunk earned."""
+    ids = [chunk.id for chunk in retrieved]
+    if not question.evidence and not _has_document_level(specs):
+        return score_ranking(ids, Labels.from_grades(question.relevant), specs), {}
+    from ragguard.metrics.evidence import judge_ranking, score_documents, score_judged
+    from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
+
+    coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
+    chunk_specs = [spec for spec in specs if not spec.is_document_level]
+    judgments: dict[str, int] = {}
+    if question.evidence:
+        judged = judge_ranking(question, retrieved, origins, coverage)
+        values = score_judged(judged, chunk_specs)
+        judgments = judged.chunk_grades(ids)
+    else:
+        values = score_ranking(ids, Labels.from_grades(question.relevant), chunk_specs)
+    doc_specs = [spec for spec in specs if spec.is_document_level]
+    if doc_specs:
+        values.update(score_documents(question, retrieved, doc_specs, origins))
+    return {spec.name: values[spec.name] for spec in specs if spec.name in values}, judgments
+
+
+# The retrieval specs of a list of specs, by the list's id (score_run passes the same list
+# for every question; the metric plans are cached by the id of the tuple returned), and
+# whether any is document-level.
+_RETRIEVAL: dict[int, tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]] = {}
+
+
+def _retrieval_specs(specs: Sequence[MetricSpec]) -> tuple[MetricSpec, ...]:
+    return _cached_specs(specs)[1]
+
+
+def _has_document_level(specs: Sequence[MetricSpec]) -> bool:
+    return _cached_specs(specs)[2]
+
+
+def _cached_specs(
+    specs: Sequence[MetricSpec],
+) -> tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]:
+    cached = _RETRIEVAL.get(id(specs))
+    if cached is not None and cached[0] is specs:
+        return cached
+    if len(_RETRIEVAL) >= 64:
+        _RETRIEVAL.clear()
+    chosen = tuple(spec for spec in specs if spec.is_retrieval)
+    entry = (specs, chosen, any(spec.is_document_level for spec in chosen))
+    _RETRIEVAL[id(specs)] = entry
+    if chosen is not specs:  # the tuple is asked about too (_has_document_level(retrieval))
+        _RETRIEVAL[id(chosen)] = (chosen, chosen, entry[2])
+    return entry
+
+
+def _names(specs: Sequence[MetricSpec]) -> list[str]:
+    return [spec.name for spec in specs]
+
+
+def summarize(
+    questions: Sequence[QuestionResult], metric_names: Sequence[str]
+) -> dict[str, MetricSummary]:
+    """Mean, n and 95% interval of each metric over the questions it applies to."""
+    summary: dict[str, MetricSummary] = {}
+    bootstraps: dict[int, Bootstrap] = {}
+    for name in metric_names:
+        values = [q.metrics[name] for q in questions if name in q.metrics]
+        if not values:
+            continue
+        bootstrap = bootstraps.setdefault(len(values), Bootstrap(len(values)))
+        interval = bootstrap.interval(values)
+        summary[name] = MetricSummary(mean(values), len(values), interval.low, interval.high)
+    return summary
+
+
+def score_run(
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    specs: Sequence[MetricSpec],
+    *,
+    suite: str,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
+    generation: GenerationSettings | None = None,
+    judge: Judge | None = None,
+    corpus: Mapping[str, str] | None = None,
+    origins: Mapping[str, Chunk] | None = None,
+    min_coverage: float | None = None,
+) -> Results:
+    """Score every question of the test set against the run's records.
+
+    Generation metrics in ``specs`` are computed with ``generation`` (default: lexical); the
+    context of an answer is its retrieved chunks' text, from the run or from ``corpus``.
+    Judge calls (when a generation metric uses the judge) go to ``judge`` in one batch.
+    Evidence labels judge retrieved chunks by their text and document, completed from
+    ``origins`` (the corpus's chunks), with ``min_coverage`` (docs/metrics.md).
+    """
+    names = tuple(spec.name for spec in specs)
+    wanted = [spec.name for spec in specs if spec.is_generation]
+    questions = tuple(
+        score_question(q, records.get(q.id), specs, origins, min_coverage) for q in testset
+    )
+    if wanted:
+        questions = _with_generation(questions, testset, records, wanted, generation, judge, corpus)
+    return results_of(questions, names, suite, config, git, created_at)
+
+
+def _with_generation(
+    scored: tuple[QuestionResult, ...],
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    wanted: list[str],
+    generation: GenerationSettings | None,
+    judge: Judge | None,
+    corpus: Mapping[str, str] | None,
+) -> tuple[QuestionResult, ...]:
+    """The scored questions with their generation metrics (imported only when asked for:
+    the lexical and judge machinery is most of a short run's start-up)."""
+    from ragguard.metrics.generation import judge_items, judge_outcomes, with_generation
+    from ragguard.metrics.settings import GenerationSettings
+
+    settings = generation or GenerationSettings()
+    items = judge_items(testset.questions, records, wanted, settings, corpus)
+    outcomes = judge_outcomes(items, judge)
+    return tuple(
+        with_generation(result, q, records.get(q.id), wanted, settings, corpus, outcomes.get(q.id))
+        for result, q in zip(scored, testset, strict=True)
+    )
+
+
+def score_rankings(
+    testset: TestSet,
+    rankings: Mapping[str, Sequence[str]],
+    specs: Sequence[MetricSpec],
+    *,
+    suite: str,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
+    origins: Mapping[str, Chunk] | None = None,
+) -> Results:
+    """Score rankings of chunk ids by question id (a TREC run) on retrieval metrics.
+
+    The same results as :func:`score_run` with records that carry only ids, without
+    building a record and a chunk object per retrieved id (ten million in a 100,000-query
+    run of 100 documents). Generation metrics need answers, which rankings do not have.
+    """
+    generation = [spec.name for spec in specs if spec.is_generation]
+    if generation:
+        raise ValueError(f"rankings have no answers to score {', '.join(generation)}")
+    questions = tuple(score_ranked(q, rankings.get(q.id), specs, origins) for q in testset)
+    return results_of(questions, tuple(spec.name for spec in specs), suite, config, git, created_at)
+
+
+def results_of(
+    questions: tuple[QuestionResult, ...],
+    names: tuple[str, ...],
+    suite: str,
+    config: Mapping[str, Any] | None = None,
+    git: Mapping[str, str | None] | None = None,
+    created_at: str | None = None,
+) -> Results:
+    """The results of scored questions: their summary and the test set's fingerprint."""
+    return Results(
+        suite=suite,
+        created_at=created_at or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        metrics=names,
+        summary=summarize(questions, names),
+        questions=questions,
+        testset_fingerprint=combined_fingerprint(q.fingerprint for q in questions),
+        config=dict(config or {}),
+        git=dict(git or {}),
+    )
