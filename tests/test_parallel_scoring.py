@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import assert_input_error
 
-from ragguard.cli.app import parse_metrics_option
+from ragguard.cli.options import parse_metrics_option
 from ragguard.results.lines import LazyIds
 from ragguard.results.model import load_results, write_results
 from ragguard.scoring import parallel as parallel_scoring

@@ -24,8 +24,9 @@ from faults_fixtures import (
     write_suite,
 )
 
-from ragguard.ci.glue import EXIT_ERROR, run_ci
+from ragguard.ci.glue import run_ci
 from ragguard.compare import compare
+from ragguard.core.exits import EXIT_ERROR
 from ragguard.gate import default_gate_rules
 from ragguard.judge.client import JudgeClient
 from ragguard.judge.settings import GenerationSettings, JudgeSettings

@@ -32,7 +32,8 @@ from faults_fixtures import (
     write_suite,
 )
 
-from ragguard.ci.glue import EXIT_ERROR, EXIT_OK, run_ci
+from ragguard.ci.glue import run_ci
+from ragguard.core.exits import EXIT_ERROR, EXIT_OK
 from ragguard.results.model import Results
 
 ANSWERS = {"retry-429": ("rate-limits", RATE), "auth": ("auth", AUTH)}

@@ -71,6 +71,7 @@ from ragguard.compare import (
 )
 from ragguard.config.model import Config, load_config, with_repeat
 from ragguard.core.errors import InputError
+from ragguard.core.exits import EXIT_ERROR, EXIT_FAIL, EXIT_OK
 from ragguard.core.files import write_all, write_report
 from ragguard.core.git import git_head, git_repo_path
 from ragguard.core.sources import parse_json_value
@@ -98,8 +99,6 @@ from ragguard.render.questions import failing_questions
 from ragguard.results.model import Results, load_results, results_from_dict, write_results
 from ragguard.testset.model import load_testset
 from ragguard.testset.shards import Shard
-
-EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 3
 
 
 class BaselineStore(Protocol):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragguard.config.model import Config
+from ragguard.core.exits import EXIT_ERROR, EXIT_OK
 from ragguard.core.git import END_OF_OPTIONS, failure_text, git_output, run_git, succeeded
 from ragguard.results.model import Results, load_results
 
@@ -85,7 +86,7 @@ def _run_there(
         timeout=RUN_TIMEOUT,
         check=False,
     )
-    if done.returncode not in (0, 3) or not results_path.exists():
+    if done.returncode not in (EXIT_OK, EXIT_ERROR) or not results_path.exists():
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         log(f"ragguard: the baseline rerun failed (exit {done.returncode}): {last}")
         return None

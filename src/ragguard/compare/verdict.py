@@ -17,6 +17,7 @@ from ragguard.compare.model import (
     QuestionDiff,
     Reason,
 )
+from ragguard.core.exits import EXIT_ERROR, EXIT_FAIL, EXIT_OK
 
 
 def gate_reasons(comparison: Comparison) -> tuple[Reason, ...]:
@@ -124,7 +125,7 @@ def overall_verdict(reasons: Sequence[Reason]) -> str:
 def exit_code(comparison: Comparison) -> int:
     """0 pass or warn, 1 fail, 3 error or incomparable (when set to fail)."""
     if comparison.verdict == FAIL:
-        return 1
+        return EXIT_FAIL
     if comparison.verdict == ERROR or comparison.blocks:
-        return 3
-    return 0
+        return EXIT_ERROR
+    return EXIT_OK

@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from types import FrameType
 
-EXIT_SIGINT = 130  # 128 + SIGINT, what a shell reports for a Ctrl-C'd command
-EXIT_SIGTERM = 143  # 128 + SIGTERM
+from ragguard.core.exits import EXIT_SIGINT, EXIT_SIGTERM
 
 
 class Terminated(KeyboardInterrupt):
