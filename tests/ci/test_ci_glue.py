@@ -19,7 +19,9 @@ from ci_fixtures import REPOSITORY
 from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from github_fixtures import fast_settings
 
-from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
+from ragguard.ci.collaborators import Collaborators
+from ragguard.ci.evaluate import evaluate_config
+from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.publish import publish_artifact_name
 from ragguard.ci.rerun import rerun_in_worktree

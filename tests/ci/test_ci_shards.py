@@ -31,7 +31,8 @@ from test_ci_glue import (
 )
 from test_ci_settings import actions_env
 
-from ragguard.ci.glue import evaluate_config, run_ci
+from ragguard.ci.evaluate import evaluate_config
+from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.parts import find_parts
 from ragguard.ci.settings import CiSettings, read_settings

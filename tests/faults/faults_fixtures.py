@@ -11,7 +11,8 @@ from typing import Any
 from fake_github import BOT_LOGIN, FakeGitHub, Repo
 from github_fixtures import REPOSITORY, fast_settings
 
-from ragguard.ci.glue import Collaborators, evaluate_config
+from ragguard.ci.collaborators import Collaborators
+from ragguard.ci.evaluate import evaluate_config
 from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.settings import CiSettings
 from ragguard.github import GitHubClient, read_event

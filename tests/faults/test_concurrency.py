@@ -22,7 +22,8 @@ from faults_fixtures import (
     statuses_of,
 )
 
-from ragguard.ci.glue import evaluate_config, run_ci
+from ragguard.ci.evaluate import evaluate_config
+from ragguard.ci.glue import run_ci
 from ragguard.config.model import Config
 from ragguard.github.databranch import parse_history
 from ragguard.results.model import Results

@@ -28,7 +28,9 @@ from hostile import (
 )
 
 from compare_cases import CONFIG, head_results, results, unsupported, with_sentences
-from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
+from ragguard.ci.collaborators import Collaborators
+from ragguard.ci.evaluate import evaluate_config
+from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import action_outputs, output_block, parse_output_file, write_outputs
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import Comparison, Provenance, compare

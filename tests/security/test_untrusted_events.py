@@ -24,7 +24,9 @@ from hostile import HOSTILE, OWN_TAGS, assert_inert_markdown, assert_no_workflow
 
 from compare_cases import GOLDEN_CASES
 from ragguard.ci.activity import BASELINE, PUBLISH, choose_activity
-from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
+from ragguard.ci.collaborators import Collaborators
+from ragguard.ci.evaluate import evaluate_config
+from ragguard.ci.glue import run_ci
 from ragguard.ci.publish import inert_comment, publish_artifact_name, publish_document
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import compare

@@ -19,6 +19,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from ragguard.ci.activity import (
+    Activity,
+)
+from ragguard.ci.collaborators import CiOutcome, Collaborators
+from ragguard.ci.outputs import append_summary, write_outputs
+from ragguard.ci.settings import CiSettings
+from ragguard.config.model import load_config
+from ragguard.core.exits import EXIT_OK
 from ragguard.github import CommentOutcome, PullInfo
 from ragguard.github.comments import note_at_top
 from ragguard.github.statuses import StatusInfo
@@ -148,3 +156,20 @@ def _refusal_reply(command: Command, suite: str, why: str) -> str:
     return (
         f"@{command.login} ragguard did not accept the regression of `ragguard/{suite}`: {why}.\n"
     )
+
+
+def accept_command(settings: CiSettings, collab: Collaborators, activity: Activity) -> CiOutcome:
+    """A ``/ragguard accept`` comment: honoured or refused, and either way on record."""
+    config = load_config(settings.config)  # the default branch's: issue_comment runs there
+    event = settings.event
+    assert activity.pr is not None
+    command = Command(
+        activity.pr, event.comment_user or "", event.comment_body or "", event.comment_created_at
+    )
+    done = accept(collab.github, command, config.suite)
+    line = f"ragguard: {config.suite} on #{activity.pr}: {done.line}"
+    collab.log(line)
+    append_summary(settings.summary_file, escape_markdown(line, 1000) + "\n")
+    state = "success" if done.accepted else ""
+    write_outputs(settings.output_file, {"status": state, "accepted": str(done.accepted).lower()})
+    return CiOutcome(None, state, EXIT_OK, None, None, False)

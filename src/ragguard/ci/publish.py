@@ -32,10 +32,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ragguard.ci.settings import ADVISORY, BINDING
+from ragguard.ci.collaborators import CiOutcome, Collaborators
+from ragguard.ci.outputs import append_summary, write_outputs
+from ragguard.ci.settings import ADVISORY, BINDING, CiSettings
 from ragguard.core.errors import InputError
+from ragguard.core.exits import EXIT_OK
 from ragguard.core.sources import parse_json_value
-from ragguard.github import GitHubClient, Outcome, comment_marker
+from ragguard.github import (
+    DEFAULT_COMMENT_MODE,
+    GitHubClient,
+    Outcome,
+    comment_marker,
+)
 from ragguard.github.pulls import PullInfo
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
 from ragguard.render.text import ZERO_WIDTH_SPACE
@@ -327,3 +335,31 @@ def fork_comment(report: Report, fork_verdicts: str) -> str:
             "(workflow_dispatch with its number and reviewed head sha)."
         )
     return marker + "\n" + note + "\n" + report.comment[len(marker) :]
+
+
+def publish_fork_run(settings: CiSettings, collab: Collaborators) -> CiOutcome:
+    event = settings.event
+    if event.run_id is None or not event.run_head_sha:
+        raise InputError(
+            "GITHUB_EVENT_PATH", "publishing needs a workflow_run event (the run's id and head)"
+        )
+    run = ForkRun(int(event.run_id), event.run_head_sha, event.run_head_repo, event.run_head_branch)
+    done = publish_run(
+        collab.github,
+        run,
+        settings.comment_mode or DEFAULT_COMMENT_MODE,
+        collab.log,
+        settings.fork_verdicts,
+    )
+    url = next((p.comment_url for p in done if p.comment_url), None)
+    states = ",".join(p.state for p in done)
+    write_outputs(
+        settings.output_file,
+        {"status": states, "comment-url": url or "", "published": str(len(done))},
+    )
+    lines = [f"- {p.suite}: {p.state} on #{', #'.join(map(str, p.pulls))}" for p in done]
+    append_summary(
+        settings.summary_file,
+        "### ragguard publish\n\n" + ("\n".join(lines) or "Nothing to publish.") + "\n",
+    )
+    return CiOutcome(None, states, EXIT_OK, None, None, False)

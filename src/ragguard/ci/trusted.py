@@ -8,7 +8,7 @@ counts, see ``gate.on_removed``). What the pull request changes is listed at the
 comment and takes effect once merged. ``gate.rules_from: pull-request`` in the *target*
 branch's ragguard.yml opts out (the pull request's copy of that key is itself a change).
 
-Pure: rules and a comparison in, values and markdown out; ci/glue.py reads the file.
+Pure: rules and a comparison in, values and markdown out; ci/target_gate.py reads the file.
 """
 
 from __future__ import annotations

@@ -37,7 +37,9 @@ def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     import dataclasses
     import functools
 
-    from ragguard.ci.glue import Collaborators, evaluate_config, run_ci
+    from ragguard.ci.collaborators import Collaborators
+    from ragguard.ci.evaluate import evaluate_config
+    from ragguard.ci.glue import run_ci
     from ragguard.ci.masks import ci_secrets, mask_secrets
     from ragguard.ci.settings import read_settings
     from ragguard.core.git import git_commit_time
