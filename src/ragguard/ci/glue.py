@@ -69,6 +69,7 @@ from ragguard.compare import (
     compare,
     describe_age,
 )
+from ragguard.compare.serialise import comparison_json
 from ragguard.config.model import Config, load_config, with_repeat
 from ragguard.core.errors import InputError
 from ragguard.core.exits import EXIT_ERROR, EXIT_FAIL, EXIT_OK
@@ -89,7 +90,6 @@ from ragguard.github import (
 from ragguard.github.comments import note_at_top, with_outcome, without_outcome
 from ragguard.render import (
     SUMMARY_LIMIT_BYTES,
-    comparison_json,
     comparison_terminal,
     escape_markdown,
     render_comment,
