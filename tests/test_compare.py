@@ -39,9 +39,10 @@ from ragguard.compare import (
     exit_code,
     per_question_rule,
 )
+from ragguard.compare.serialise import comparison_json
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
-from ragguard.render import comparison_json, render_comment
+from ragguard.render import render_comment
 from ragguard.results.model import QuestionResult, Results, load_results, write_results
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_question

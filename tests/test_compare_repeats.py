@@ -22,8 +22,9 @@ from ragguard.compare import ERROR, FAIL, FIXED, NEWLY_FAILING, PASS, PASSING, W
 from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, RunTally
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
+from ragguard.compare.serialise import comparison_json
 from ragguard.gate import GateRules
-from ragguard.render import comparison_json, comparison_terminal, render_comment
+from ragguard.render import comparison_terminal, render_comment
 from ragguard.render.junit import comparison_junit
 from ragguard.results.model import Results, write_results
 from ragguard.scoring.repeats import combine_repeats

@@ -19,9 +19,9 @@ from ragguard.compare.detectable import (
     power_of_drop,
     questions_needed,
 )
+from ragguard.compare.serialise import comparison_json
 from ragguard.gate import GateRules
 from ragguard.metrics.stats import mcnemar_exact, sign_flip_p_value
-from ragguard.render import comparison_json
 
 ALPHA = 0.05
 

@@ -29,6 +29,7 @@ from compare_cases import (
     with_sentences,
 )
 from ragguard.compare import Comparison, compare
+from ragguard.compare.serialise import comparison_json
 from ragguard.core.errors import InputError
 from ragguard.gate import GateRules, MetricRule
 from ragguard.render import (
@@ -36,13 +37,12 @@ from ragguard.render import (
     CUT_NOTE,
     comment_length,
     comment_marker,
-    comparison_json,
     comparison_terminal,
     escape_markdown,
     render_comment,
     render_summary,
 )
-from ragguard.render.comparison import SUMMARY_CUT_NOTE
+from ragguard.render.comment import SUMMARY_CUT_NOTE
 from ragguard.render.junit import comparison_junit
 from ragguard.render.text import simple_table
 

@@ -24,9 +24,9 @@ from ragguard.compare import Comparison, Provenance, RankChange, compare
 from ragguard.demo.walkthrough import compare_demo, run_demo
 from ragguard.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
-from ragguard.render.comparison import latency_line, provenance_line
 from ragguard.render.questions import plain_rank_change, rank_change_text
 from ragguard.render.text import p_phrase, p_text, signed
+from ragguard.render.verdict import latency_line, provenance_line
 from ragguard.testset.model import Question
 
 MINUS = "\u2212"

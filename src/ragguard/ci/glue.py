@@ -68,6 +68,7 @@ from ragguard.ci.trusted import baseline_changes, gate_note
 from ragguard.compare import (
     compare,
 )
+from ragguard.compare.serialise import comparison_json
 from ragguard.config.model import Config, load_config, with_repeat
 from ragguard.core.errors import InputError
 from ragguard.core.exits import EXIT_ERROR, EXIT_OK
@@ -79,7 +80,6 @@ from ragguard.github import (
 )
 from ragguard.github.comments import note_at_top, with_outcome
 from ragguard.render import (
-    comparison_json,
     comparison_terminal,
     render_comment,
     render_summary,

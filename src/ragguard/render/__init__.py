@@ -1,8 +1,10 @@
-"""Rendering values as text: terminal tables, markdown through jinja2, JSON, and escaping.
+"""Rendering values as text: terminal tables, markdown through jinja2, and escaping.
 
 ``text`` holds the primitives (escaping, number formats, the jinja2 environment),
-``report`` renders one results file, ``comparison`` renders a comparison (the PR comment,
-the job summary, the terminal report and JSON).
+``report`` renders one results file; a comparison renders as the PR comment and the job
+summary (``comment``, from the template ``context`` at a level of ``detail``, in the words of
+``verdict``) and as the terminal report (``terminal``). Its JSON form is compare's
+(``ragguard.compare.serialise``).
 """
 
 from importlib import import_module
@@ -11,16 +13,14 @@ from typing import Any
 # Names load their module on first use (PEP 562): `ragguard score` needs the table, not
 # the comparison's templates and gate machinery, and start-up time counts for a CLI.
 _MODULES = {
-    "COMMENT_LIMIT": "comparison",
-    "CUT_NOTE": "comparison",
-    "SUMMARY_LIMIT_BYTES": "comparison",
-    "comment_length": "comparison",
-    "comment_marker": "comparison",
-    "comparison_json": "comparison",
-    "comparison_terminal": "comparison",
-    "comparison_to_dict": "comparison",
-    "render_comment": "comparison",
-    "render_summary": "comparison",
+    "COMMENT_LIMIT": "comment",
+    "CUT_NOTE": "comment",
+    "SUMMARY_LIMIT_BYTES": "comment",
+    "comment_length": "comment",
+    "comment_marker": "context",
+    "comparison_terminal": "terminal",
+    "render_comment": "comment",
+    "render_summary": "comment",
     "explanation_text": "report",
     "json_report": "report",
     "markdown_report": "report",
@@ -44,9 +44,7 @@ __all__ = [
     "SUMMARY_LIMIT_BYTES",
     "comment_length",
     "comment_marker",
-    "comparison_json",
     "comparison_terminal",
-    "comparison_to_dict",
     "environment",
     "escape_markdown",
     "explanation_text",

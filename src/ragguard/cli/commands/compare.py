@@ -63,9 +63,10 @@ def compare_command(
     """
     from ragguard.compare import compare, exit_code
     from ragguard.compare.baseline import load_baseline
+    from ragguard.compare.serialise import comparison_json
     from ragguard.core.files import write_all
     from ragguard.gate import load_gate_rules
-    from ragguard.render import comparison_json, comparison_terminal, render_comment, render_summary
+    from ragguard.render import comparison_terminal, render_comment, render_summary
     from ragguard.render.junit import comparison_junit
     from ragguard.results.model import load_results
 

@@ -1,0 +1,91 @@
+"""The plain-text report of a comparison that ``ragguard compare`` prints."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from ragguard.compare import FAILED_STATUSES, Comparison
+from ragguard.render.costs import cost_terminal_rows
+from ragguard.render.power import too_small_lines
+from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
+from ragguard.render.repeats import repeat_lines
+from ragguard.render.text import fmt, p_text, printable, signed
+from ragguard.render.verdict import coverage_line, ordered_reasons
+
+
+def comparison_terminal(comparison: Comparison) -> str:
+    """The plain-text report ``ragguard compare`` prints."""
+    lines = [
+        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.verdict.upper()}"
+        + (" (no baseline yet)" if comparison.baseline_missing else ""),
+        printable(coverage_line(comparison), 300),
+        *repeat_lines(comparison.repeats, lambda i: printable(i, 80)),
+        "",
+    ]
+    rows = [
+        [
+            printable(m.name, 40),
+            fmt(m.baseline),
+            fmt(m.head),
+            signed(m.delta) if m.only_in is None else f"only in {m.only_in}",
+            "" if m.low is None else f"[{signed(m.low)}, {signed(m.high)}]",
+            "" if m.p_value is None else p_text(m.p_value),
+            m.verdict,
+        ]
+        for m in comparison.metrics
+    ]
+    lines.append(
+        tabulate(
+            rows,
+            headers=["metric", "baseline", "head", "delta", "95% CI", "p", "verdict"],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
+    if comparison.costs:
+        headers = ["per answer (lower is better)", "baseline", "head", "change", "p", "budget"]
+        lines += [
+            "",
+            tabulate(
+                cost_terminal_rows(comparison),
+                headers=headers,
+                tablefmt="simple",
+                disable_numparse=True,
+            ),
+        ]
+    if comparison.reasons:
+        lines.append("")
+        for reason in ordered_reasons(comparison):
+            subject = f"{printable(reason.subject, 80)}: " if reason.subject else ""
+            lines.append(f"{reason.tier}: {subject}{reason.text}")
+    for diff in comparison.setting_diffs:
+        lines.append(
+            f"  setting {printable(diff.key, 80)}: {printable(diff.baseline, 60)} -> "
+            f"{printable(diff.head, 60)}"
+        )
+    too_small = too_small_lines(comparison.power, lambda name: printable(name, 40))
+    if too_small:
+        lines += ["", *too_small]
+    failing = failing_questions(comparison)
+    if failing and not comparison.baseline_missing:
+        lines += ["", f"newly failing ({len(failing)}):"]
+        for question in failing:
+            critical = " (critical)" if question.critical else ""
+            if question.decided_by is not None:
+                critical += f" ({question.decided_by.line()})"
+            lines.append(
+                f"  {printable(question.id, 80)}{critical}: {printable(question.question, 100)}"
+            )
+            if question.rank_change is not None:
+                lines.append(f"    retrieval: {plain_rank_change(question.rank_change)}")
+            if question.unlabelled:
+                unlabelled = question.unlabelled
+                names = ", ".join(printable(chunk, 60) for chunk in unlabelled.chunks[:3])
+                lines.append(f"    unlabelled, new in the top {unlabelled.k}: {names}")
+            for sentence in question.hallucinated[:3]:
+                lines.append(f"    unsupported: {printable(sentence.text, 120)}")
+            if question.head_status in FAILED_STATUSES:
+                lines.append(f"    {question.head_status}: {printable(question.error or '', 120)}")
+            elif errored_runs_text(question):
+                lines.append(f"    {printable(errored_runs_text(question), 160)}")
+    return "\n".join(lines) + "\n"
