@@ -111,20 +111,18 @@ def compare(
     """Compare ``head`` with ``baseline`` (None: no baseline yet) under a suite's gate rules:
     ``config``'s ``gate:`` section; by default ./ragguard.yml when there is one, as the CLI
     reads it; ``False`` for the documented defaults."""
-    from ragguard.compare import compare as compare_results
     from ragguard.compare.baseline import load_baseline
     from ragguard.gate import default_gate_rules, load_gate_rules
+    from ragguard.pipeline.compare import compare_to_baseline
 
     if config is None and Path(DEFAULT_CONFIG).is_file():
         config = DEFAULT_CONFIG
     rules = default_gate_rules() if not config else load_gate_rules(config)
     head_results = head if isinstance(head, Results) else load(head)
-    if baseline is None or isinstance(baseline, Results):
-        return compare_results(baseline, head_results, rules)
-    stored = load_baseline(baseline)
-    return compare_results(
-        stored.results, head_results, rules, provenance=stored.provenance(head_results)
+    stored = (
+        baseline if baseline is None or isinstance(baseline, Results) else load_baseline(baseline)
     )
+    return compare_to_baseline(stored, head_results, rules)
 
 
 def report(

@@ -11,9 +11,8 @@ from ragguard.ci.settings import CiSettings
 from ragguard.compare import (
     ERROR,
     Comparison,
-    Provenance,
-    describe_age,
 )
+from ragguard.compare.baseline import BaselineFile
 from ragguard.config.model import Config
 from ragguard.core.errors import InputError
 from ragguard.core.sources import parse_json_value
@@ -149,13 +148,16 @@ def baseline_results(stored: StoredBaseline | None) -> Results | None:
     return results_from_dict(data, stored.path)
 
 
-def baseline_provenance(stored: StoredBaseline, head: Results) -> Provenance:
-    created = stored.committed_at or stored.saved_at
-    return Provenance(
+def baseline_file(stored: StoredBaseline | None) -> BaselineFile | None:
+    """The stored baseline as compare reads a baseline file: its results, and the commit,
+    branch and time they describe."""
+    if stored is None:
+        return None
+    return BaselineFile(
+        baseline_results(stored),
         commit=stored.commit or None,
         branch=stored.branch or None,
-        created_at=created,
-        age=describe_age(created, head.created_at) if created else None,
+        created_at=stored.committed_at or stored.saved_at,
     )
 
 

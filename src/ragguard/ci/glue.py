@@ -35,9 +35,8 @@ from ragguard.ci.activity import (
     choose_activity,
 )
 from ragguard.ci.baseline import (
+    baseline_file,
     baseline_phrase,
-    baseline_provenance,
-    baseline_results,
     fetch_baseline,
     git_of,
     head_results,
@@ -65,9 +64,6 @@ from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.target_gate import trusted_gate, trusted_options
 from ragguard.ci.trusted import baseline_changes, gate_note
-from ragguard.compare import (
-    compare,
-)
 from ragguard.compare.serialise import comparison_json
 from ragguard.config.model import Config, load_config, with_repeat
 from ragguard.core.errors import InputError
@@ -79,6 +75,7 @@ from ragguard.github import (
     Outcome,
 )
 from ragguard.github.comments import note_at_top, with_outcome
+from ragguard.pipeline.compare import compare_to_baseline
 from ragguard.render import (
     comparison_terminal,
     render_comment,
@@ -231,9 +228,7 @@ def _evaluate_and_report(
     stored = fetch_baseline(
         settings, opts, collab, config, target, merge_base=gate.commit if gate else None
     )
-    baseline = baseline_results(stored)
-    provenance = baseline_provenance(stored, results) if stored else None
-    comparison = compare(baseline, results, gate.rules if gate else rules, provenance=provenance)
+    comparison = compare_to_baseline(baseline_file(stored), results, gate.rules if gate else rules)
     comparison = recheck_comparison(
         comparison, config, out, git_of(settings, target), collab.evaluate_only, collab.log
     )

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragguard.compare import Comparison, compare
+from ragguard.compare import Comparison
 from ragguard.config.model import RunSettings
 from ragguard.core.files import write_all, write_report
 from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
 from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
+from ragguard.pipeline.compare import compare_to_baseline
 from ragguard.render import render_comment, render_summary
 from ragguard.results.model import Results, write_results
 from ragguard.results.records import dump_run
@@ -100,7 +101,7 @@ def run_demo() -> tuple[DemoRun, DemoRun]:
 
 def compare_demo(baseline: DemoRun, changed: DemoRun) -> Comparison:
     """The pull request's results against the baseline, under the default gate rules."""
-    return compare(baseline.results, changed.results, default_gate_rules())
+    return compare_to_baseline(baseline.results, changed.results, default_gate_rules())
 
 
 def write_demo(

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ragguard.core.errors import InputError
-
 if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
 from ragguard.cli.options import (
@@ -61,47 +59,30 @@ def compare_command(
 
     Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
     """
-    from ragguard.compare import compare, exit_code
-    from ragguard.compare.baseline import load_baseline
-    from ragguard.compare.serialise import comparison_json
+    from ragguard.compare import exit_code
     from ragguard.core.files import write_all
     from ragguard.gate import load_gate_rules
-    from ragguard.render import comparison_terminal, render_comment, render_summary
-    from ragguard.render.junit import comparison_junit
-    from ragguard.results.model import load_results
+    from ragguard.pipeline.compare import compare_files, report_files
+    from ragguard.render import comparison_terminal
 
     if config_path is None and Path(DEFAULT_CONFIG).is_file():
         config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
-    rules = load_gate_rules(config_path)
-    head = load_results(head_file)
-    missing = not baseline_file.exists()
-    if missing and not allow_missing_baseline:
-        raise InputError(
-            baseline_file,
-            "baseline results not found; check the path, or pass --allow-missing-baseline "
-            "for a 'no baseline yet' report",
-        )
-    stored = None if missing else load_baseline(baseline_file)
-    baseline = None if stored is None else stored.results
-    if baseline is not None and baseline.suite != head.suite and not allow_suite_change:
-        raise InputError(
-            head_file,
-            f"suite {head.suite!r}, but the baseline's is {baseline.suite!r}; compare results "
-            "of one suite, or pass --allow-suite-change",
-        )
-    comparison = compare(
-        baseline,
-        head,
-        rules,
-        provenance=None if stored is None else stored.provenance(head),
+    comparison = compare_files(
+        baseline_file,
+        head_file,
+        load_gate_rules(config_path),
+        allow_missing_baseline=allow_missing_baseline,
+        allow_suite_change=allow_suite_change,
     )
-    outputs = (
-        (markdown, lambda: render_comment(comparison, template)),
-        (summary, lambda: render_summary(comparison, template)),
-        (junit, lambda: comparison_junit(comparison)),
-        (json_path, lambda: comparison_json(comparison)),
+    reports = report_files(
+        comparison,
+        comment=markdown,
+        summary=summary,
+        junit=junit,
+        json=json_path,
+        template=template,
     )
-    write_all([(path, make()) for path, make in outputs if path is not None])  # all or none
+    write_all(reports)  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
     click.echo(f"gate rules: {config_path or 'the defaults (no ragguard.yml here)'}")
     _say_not_rechecked(comparison)
@@ -140,10 +121,8 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
     test finds with 80% power at the gate's alpha, and the questions max_drop would need."""
     from tabulate import tabulate
 
-    from ragguard.compare import compare
-    from ragguard.compare.baseline import load_baseline
-    from ragguard.compare.power import is_repeated, results_power
     from ragguard.gate import load_gate_rules
+    from ragguard.pipeline.compare import detectable_drops
     from ragguard.render.power import power_table, too_small_lines
     from ragguard.render.text import printable
     from ragguard.results.model import load_results
@@ -151,17 +130,8 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
     if config_path is None and Path(DEFAULT_CONFIG).is_file():
         config_path = Path(DEFAULT_CONFIG)
     rules = load_gate_rules(config_path)
-    head = load_results(results_file)
-    if baseline_file is None:
-        power = results_power(head, rules)
-        source = "noise assumed from this run alone: runs treated as independent (no baseline)"
-        if is_repeated(head):
-            source = "noise measured from this run's repeats: the spread between each question's runs (no baseline)"
-    else:
-        if not baseline_file.exists():
-            raise InputError(baseline_file, "baseline results not found; check the path")
-        power = compare(load_baseline(baseline_file).results, head, rules).power
-        source = "noise measured from the comparison with the baseline"
+    found = detectable_drops(load_results(results_file), baseline_file, rules)
+    power, source = found.metrics, found.source
     if not power:
         click.echo("no gated metric with values to size (see gate: in ragguard.yml)")
         return
