@@ -51,7 +51,7 @@ from ragguard.metrics.faithfulness import (
     lexical_verdicts,
 )
 from ragguard.metrics.text import segment, stem
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ragtruth-qa-dev"
 SENTENCES = (500, 1_000, 2_000, 4_000)

@@ -29,7 +29,7 @@ from ragguard.compare import compare
 from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment, render_summary, terminal_report
-from ragguard.results.model import load_results, write_results
+from ragguard.results.io import load_results, write_results
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet

@@ -42,15 +42,8 @@ from pathlib import Path
 
 from _common import environment, use_installed_bytecode
 
-from ragguard.results.model import (
-    MetricSummary,
-    QuestionResult,
-    Results,
-    load_results,
-    read_json_file,
-    results_from_dict,
-    write_results,
-)
+from ragguard.results.io import load_results, read_json_file, results_from_dict, write_results
+from ragguard.results.model import MetricSummary, QuestionResult, Results
 
 TARGET = 5.0
 SEED = 20261203

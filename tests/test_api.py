@@ -14,7 +14,7 @@ from compare_cases import head_results, results
 from ragguard import api
 from ragguard.core.errors import InputError
 from ragguard.demo.scaffold import write_starter_suite
-from ragguard.results.model import load_results, write_results
+from ragguard.results.io import load_results, write_results
 from ragguard.testing import assert_gate
 
 TESTSET = """\

@@ -13,7 +13,7 @@ from tests.conftest import assert_input_error
 from compare_cases import BASELINE_GIT, head_results, results
 from ragguard.compare.baseline import BASELINE_SCHEMA, load_baseline
 from ragguard.github.databranch import baseline_document, encode_document
-from ragguard.results.model import write_results
+from ragguard.results.io import write_results
 
 SUITE_YAML = """\
 suite: orders-api

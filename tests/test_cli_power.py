@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from tests.compare_cases import head_results, results
 
 from ragguard.cli.app import cli
-from ragguard.results.model import write_results
+from ragguard.results.io import write_results
 from ragguard.scoring.repeats import combine_repeats
 
 

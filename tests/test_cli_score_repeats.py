@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 TESTSET = "".join(
     json.dumps({"id": f"q{n}", "question": f"Q{n}?", "relevant": {f"c{n}": 1}}) + "\n"

@@ -43,7 +43,8 @@ from ragguard.compare.serialise import comparison_json
 from ragguard.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment
-from ragguard.results.model import QuestionResult, Results, load_results, write_results
+from ragguard.results.io import load_results, write_results
+from ragguard.results.model import QuestionResult, Results
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_question
 from ragguard.testset.model import Question

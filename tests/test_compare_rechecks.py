@@ -14,7 +14,7 @@ from ragguard.compare.model import Recheck
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.gate import GateRules
 from ragguard.render import render_comment
-from ragguard.results.model import write_results
+from ragguard.results.io import write_results
 
 # auth-expiry is critical; retry-429 is not. Rank 0: the relevant chunk is not retrieved.
 FAILING = {"auth-expiry": 0, "retry-429": 0}

@@ -26,7 +26,8 @@ from ragguard.compare.serialise import comparison_json
 from ragguard.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment
 from ragguard.render.junit import comparison_junit
-from ragguard.results.model import Results, write_results
+from ragguard.results.io import write_results
+from ragguard.results.model import Results
 from ragguard.scoring.repeats import combine_repeats
 
 RULE = {"hit_rate@3": 1.0}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragguard.demo.walkthrough import run_demo
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "examples" / "orders-api" / "ragguard.yml"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ragguard.core.errors import Where
 from ragguard.metrics.evidence import normal_text
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.results.records import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
 from ragguard.testset.importing import LabelSources, TextIndex, import_questions, question_ids

@@ -14,8 +14,8 @@ import pytest
 from tests.conftest import assert_input_error
 
 from ragguard.cli.options import parse_metrics_option
+from ragguard.results.io import load_results, write_results
 from ragguard.results.lines import LazyIds
-from ragguard.results.model import load_results, write_results
 from ragguard.scoring import parallel as parallel_scoring
 from ragguard.scoring.parallel import planned_parts, score_run_in_parts
 from ragguard.scoring.score import score_rankings

@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 
 from ragguard.core.errors import InputError
+from ragguard.results.io import load_results, write_results
 from ragguard.results.model import (
     QuestionResult,
     RepeatRun,
     Results,
     SentenceVerdict,
-    load_results,
-    write_results,
+    run_count,
+    runs_of,
 )
 from ragguard.results.usage import Usage
-from ragguard.scoring.repeats import combine_question, combine_repeats, run_count, runs_of
+from ragguard.scoring.repeats import combine_question, combine_repeats
 from ragguard.scoring.score import summarize
 
 METRICS = ("hit_rate@3", "faithfulness", "hallucination_free")

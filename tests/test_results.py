@@ -11,17 +11,15 @@ from typing import Any
 import pytest
 
 from ragguard.core.errors import InputError
+from ragguard.results.io import load_results, results_from_dict, write_results
 from ragguard.results.model import (
     SCHEMA,
     MetricSummary,
     QuestionResult,
     Results,
     SentenceVerdict,
-    load_results,
     question_result,
     question_results,
-    results_from_dict,
-    write_results,
 )
 
 RESULTS = Results(

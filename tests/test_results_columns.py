@@ -23,13 +23,8 @@ from ragguard.results.columns import (
     LazyQuestion,
     read_columns_results,
 )
-from ragguard.results.model import (
-    QuestionResult,
-    RepeatRun,
-    Results,
-    load_results,
-    write_results,
-)
+from ragguard.results.io import load_results, write_results
+from ragguard.results.model import QuestionResult, RepeatRun, Results
 from ragguard.results.usage import Usage
 from test_results import RESULTS
 from test_results_lines import VARIED, _full_read, _loaded, _mixed

@@ -19,15 +19,15 @@ import pytest
 from ragguard.compare.baseline import load_baseline
 from ragguard.core.errors import InputError
 from ragguard.results import lines as results_lines
-from ragguard.results.lines import PLAIN_KEYS, LazyIds, read_written_results
-from ragguard.results.model import (
-    Results,
-    ShardInfo,
+from ragguard.results.io import (
     load_results,
     read_json_file,
+    read_written_results,
     results_from_dict,
 )
-from ragguard.results.model import write_results as write_with_columns
+from ragguard.results.io import write_results as write_with_columns
+from ragguard.results.lines import PLAIN_KEYS, LazyIds
+from ragguard.results.model import Results, ShardInfo
 from ragguard.results.usage import Usage
 from test_results import RESULTS
 

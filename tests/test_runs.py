@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragguard.core.errors import InputError
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.results.records import (
     Chunk,
     RunRecord,

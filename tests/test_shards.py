@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import assert_input_error
 
 from ragguard.core.errors import InputError
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.testset.model import Question, TestSet
 from ragguard.testset.shards import Shard, parse_shard, select_shard, shard_of
 

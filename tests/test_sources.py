@@ -19,7 +19,7 @@ from ragguard.core.sources import (
     shown,
     unknown_key_message,
 )
-from ragguard.results.model import results_from_dict
+from ragguard.results.io import results_from_dict
 from ragguard.results.records import parse_run_jsonl
 from ragguard.testset.formats.trec import parse_qrels, parse_trec_run
 from ragguard.testset.model import load_testset

@@ -10,7 +10,7 @@ import pytest
 
 from ragguard.core.errors import Where
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results.model import load_results, write_results
+from ragguard.results.io import load_results, write_results
 from ragguard.results.records import parse_run_jsonl
 from ragguard.results.usage import Usage, usage_from_mapping
 from ragguard.scoring.score import score_run

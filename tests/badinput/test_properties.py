@@ -31,7 +31,7 @@ from ragguard.core.sources import ascii_int, split_lines
 from ragguard.github.events import load_event
 from ragguard.judge.calibrate import load_calibration
 from ragguard.metrics.names import MetricNameError, parse_metric_list
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.results.records import load_corpus
 from ragguard.system.journal import read_journal
 from ragguard.testset.formats import load_run_file

@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 from ragguard.compare.questions import pass_tally
-from ragguard.scoring.repeats import run_count
+from ragguard.results.model import run_count
 
 ROOT = Path(__file__).resolve().parents[2]
 RULE = {"hit_rate@3": 1.0, "faithfulness": 1.0}

@@ -21,7 +21,7 @@ from ragguard.ci.glue import run_ci
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import read_settings
 from ragguard.core.errors import InputError
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 
 def _push(fake: FakeGitHub, repo: Repo, root: Path, repeat: int | None) -> None:

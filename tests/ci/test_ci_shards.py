@@ -37,7 +37,7 @@ from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.parts import find_parts
 from ragguard.ci.settings import CiSettings, read_settings
 from ragguard.core.errors import InputError
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.testset.shards import Shard, shard_of
 
 

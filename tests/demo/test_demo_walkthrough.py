@@ -20,7 +20,7 @@ from ragguard.demo.walkthrough import (
     write_demo,
 )
 from ragguard.render import comment_marker
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.results.records import load_run
 
 ROOT = Path(__file__).resolve().parents[2]

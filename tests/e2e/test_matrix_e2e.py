@@ -19,7 +19,8 @@ from act_harness import PROJECT_ROOT, Act, GitRepo, mirror
 from fake_github import FakeGitHub, Repo
 
 from ragguard.github import comment_marker
-from ragguard.results.model import QuestionResult, Results, load_results
+from ragguard.results.io import load_results
+from ragguard.results.model import QuestionResult, Results
 from ragguard.testset.shards import shard_of
 
 MATRIX_WORKFLOW = PROJECT_ROOT / "docs" / "workflows" / "ragguard-matrix.yml"

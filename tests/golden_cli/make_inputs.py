@@ -56,7 +56,7 @@ def main() -> None:
     from tests.test_cli_score_repeats import TESTSET, run_file
     from tests.test_shards import write_suite
 
-    from ragguard.results.model import write_results
+    from ragguard.results.io import write_results
 
     if INPUTS.exists():
         shutil.rmtree(INPUTS)

@@ -9,7 +9,7 @@ import pytest
 
 from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results.model import results_from_dict
+from ragguard.results.io import results_from_dict
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 from ragguard.results.records import load_run
 
 MODULE = """\

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 QUESTIONS = 4
 

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from ragguard.cli.app import RagguardGroup
-from ragguard.results.model import load_results
+from ragguard.results.io import load_results
 
 QUESTIONS = 6
 HANGS = "q3"

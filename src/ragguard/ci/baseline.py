@@ -23,7 +23,8 @@ from ragguard.github import (
 from ragguard.render import (
     escape_markdown,
 )
-from ragguard.results.model import Results, load_results, results_from_dict
+from ragguard.results.io import load_results, results_from_dict
+from ragguard.results.model import Results
 
 
 def baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> str:

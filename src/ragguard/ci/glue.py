@@ -81,7 +81,7 @@ from ragguard.render import (
     render_comment,
     render_summary,
 )
-from ragguard.results.model import write_results
+from ragguard.results.io import write_results
 from ragguard.testset.model import load_testset
 
 

@@ -14,7 +14,8 @@ import glob
 from pathlib import Path
 
 from ragguard.core.errors import InputError
-from ragguard.results.model import Results, load_results
+from ragguard.results.io import load_results
+from ragguard.results.model import Results
 from ragguard.testset.shards import merge_parts
 
 RESULTS_NAME = "results.json"

@@ -16,7 +16,8 @@ from ragguard.compare.model import Comparison
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.config.model import Config, with_repeat
 from ragguard.render.text import printable
-from ragguard.results.model import Results, write_results
+from ragguard.results.io import write_results
+from ragguard.results.model import Results
 
 EvaluateOnly = Callable[[Config, Mapping[str, str | None], Path, frozenset[str]], Results]
 

@@ -19,7 +19,8 @@ from pathlib import Path
 from ragguard.config.model import Config
 from ragguard.core.exits import EXIT_ERROR, EXIT_OK
 from ragguard.core.git import END_OF_OPTIONS, failure_text, git_output, run_git, succeeded
-from ragguard.results.model import Results, load_results
+from ragguard.results.io import load_results
+from ragguard.results.model import Results
 
 RUN_TIMEOUT = 3600
 GIT_TIMEOUT = 600

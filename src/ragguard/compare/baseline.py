@@ -13,8 +13,8 @@ from typing import Any
 from ragguard.compare import Provenance, describe_age
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
-from ragguard.results.lines import read_written_results
-from ragguard.results.model import Results, read_json_file, results_from_dict
+from ragguard.results.io import read_json_file, read_written_results, results_from_dict
+from ragguard.results.model import Results
 
 BASELINE_SCHEMA = "ragguard.baseline/1"
 

@@ -26,8 +26,7 @@ from ragguard.compare.model import (
 from ragguard.compare.pairing import rescore_under, retrieval_spec
 from ragguard.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
-from ragguard.results.model import QuestionResult, RepeatRun, Results
-from ragguard.scoring.repeats import run_count, runs_of
+from ragguard.results.model import QuestionResult, RepeatRun, Results, run_count, runs_of
 
 _DIGIT_RUNS = re.compile(r"(\d+)")
 

@@ -21,8 +21,7 @@ from ragguard.compare.model import (
     RunTally,
 )
 from ragguard.compare.questions import id_order
-from ragguard.results.model import Results
-from ragguard.scoring.repeats import run_count, runs_of
+from ragguard.results.model import Results, run_count, runs_of
 
 
 def repeat_summary(

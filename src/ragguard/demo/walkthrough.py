@@ -19,7 +19,8 @@ from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.pipeline.compare import compare_to_baseline
 from ragguard.render import render_comment, render_summary
-from ragguard.results.model import Results, write_results
+from ragguard.results.io import write_results
+from ragguard.results.model import Results
 from ragguard.results.records import dump_run
 from ragguard.scoring.score import score_run
 from ragguard.system.runner import RunOutcome, results_settings, run_questions

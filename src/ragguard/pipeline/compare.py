@@ -18,7 +18,8 @@ from ragguard.compare.detectable import Detectable
 from ragguard.compare.power import is_repeated, results_power
 from ragguard.core.errors import InputError
 from ragguard.gate import GateRules
-from ragguard.results.model import Results, load_results
+from ragguard.results.io import load_results
+from ragguard.results.model import Results
 
 NO_BASELINE_SOURCE = "noise assumed from this run alone: runs treated as independent (no baseline)"
 REPEATS_SOURCE = (

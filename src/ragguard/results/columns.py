@@ -1,6 +1,6 @@
 """The columns block of a results file: what compare needs of every question, read at once.
 
-After the question lines, :meth:`~ragguard.results.model.Results.json_chunks` writes
+After the question lines, :func:`~ragguard.results.io.json_chunks` writes
 ``"columns"``: one JSON object holding, for every question in order, the fields compare
 and the comment read of all questions (id, question text, status, metric values, fingerprint,
 answerable, critical, tags, latency, error, usage, repeats) as one list per field, and the
@@ -34,13 +34,11 @@ from typing import Any
 
 from ragguard.core.errors import InputError
 from ragguard.core.sources import STRICT_JSON
-from ragguard.results.model import (
-    STATUSES,
+from ragguard.results.layout import QUESTIONS_LINE, NotWritten, read_header
+from ragguard.results.model import STATUSES, QuestionResult, Results, repeat_to_dict
+from ragguard.results.parse import (
     FieldReader,
-    QuestionResult,
-    Results,
     question_from_dict,
-    repeat_to_dict,
     repeats_from,
     results_from_header,
 )
@@ -213,8 +211,6 @@ def _check(data: bytes, start: int, end: int) -> int:
 
 
 def _read(data: bytes, path: Path) -> Results | None:
-    from ragguard.results.lines import QUESTIONS_LINE, NotWritten, read_header
-
     tail = len(data) - CHECK_BYTES
     marker = data.rfind(MARKER, 0, tail)
     file = BytesIO(data)

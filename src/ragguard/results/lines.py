@@ -1,6 +1,6 @@
 """Reading a results file in the layout ragguard writes, without decoding every chunk id.
 
-:meth:`~ragguard.results.model.Results.json_chunks` writes the header indented by one space, then
+:func:`~ragguard.results.io.json_chunks` writes the header indented by one space, then
 one question a line with ``retrieved`` last, then `` ]`` and ``}``. At 100,000 questions x
 100 chunks the ten million ids are most of the file and most of the time json's decoder
 takes to read it, yet compare looks at the ids of few questions (relabelled ones, and those
@@ -18,8 +18,8 @@ colons instead), checked type by type over whole columns and built slot by slot 
 ``map``, not question by question in Python. A list with an escape in it (a quote or a backslash in an id) is decoded at once.
 Anything else that differs from the writer's layout (other whitespace, another key order,
 a control character, a file of an older version) or any error makes
-:func:`read_written_results` return None: the caller then parses the file whole, which
-reads it or names the error.
+:func:`~ragguard.results.io.read_written_results` return None: the caller then parses the
+file whole, which reads it or names the error.
 """
 
 from __future__ import annotations
@@ -31,22 +31,13 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain, repeat
 from operator import add, attrgetter, itemgetter, sub
-from pathlib import Path
 from typing import IO, Any, overload
 
-from ragguard.core.errors import InputError
 from ragguard.core.sources import STRICT_JSON
-from ragguard.results.model import (
-    STATUSES,
-    FieldReader,
-    QuestionResult,
-    Results,
-    question_from_dict,
-    question_results,
-    results_from_header,
-)
+from ragguard.results.layout import STRICT_SCAN, NotWritten, whole_value
+from ragguard.results.model import STATUSES, QuestionResult, question_results
+from ragguard.results.parse import FieldReader, question_from_dict
 
-QUESTIONS_LINE = b' "questions": [\n'
 CLOSING = [" ]", "}"]
 # A question's head (its line without ``retrieved``) as the writer orders it when the
 # question has no verdicts, evidence labels, usage or repeats: such heads are read in bulk.
@@ -74,10 +65,6 @@ RETRIEVED = ', "retrieved": '
 BLOCK_BYTES = 1 << 20
 # Bytes that JSON allows only escaped inside strings; the writer puts none between tokens.
 _CONTROL = bytes(range(32)).replace(b"\n", b"")
-
-
-class NotWritten(Exception):
-    """The file is not in the writer's layout: the full reader decides."""
 
 
 class LazyIds(Sequence[str]):
@@ -140,41 +127,6 @@ class LazyIds(Sequence[str]):
         return repr(self.ids)
 
 
-def read_written_results(path: Path) -> Results | None:
-    """The results file when it is in the writer's layout and valid, else None: read from
-    its columns block when it has one that holds (``results_columns``), else line by line."""
-    from ragguard.results.columns import read_columns_results
-
-    if (columns := read_columns_results(path)) is not None:
-        return columns
-    try:
-        with path.open("rb") as file:
-            header = read_header(file)
-            return results_from_header(header, lambda read: _questions(file, read), path)
-    except (NotWritten, OSError, ValueError, RecursionError, InputError):
-        return None
-
-
-def read_header(file: IO[bytes]) -> dict[str, Any]:
-    """Everything before the questions, parsed; the file then stands at the first one."""
-    first = file.readline()
-    if first != b"{\n":
-        raise NotWritten
-    lines = [first]
-    while (line := file.readline()) != QUESTIONS_LINE:
-        if not line:
-            raise NotWritten
-        lines.append(line)
-    text = b"".join(lines).decode("utf-8")
-    if not text.endswith(",\n"):
-        raise NotWritten
-    data = _whole(text[:-2] + "\n}")
-    if type(data) is not dict or "questions" in data:
-        raise NotWritten
-    return data
-
-
-_STRICT_SCAN = STRICT_JSON.scan_once  # raw_decode without its wrapper
 # The strict decoder's settings but for its check of repeated keys, a Python call for each
 # object: the heads read in bulk are checked by counting (_check_unrepeated).
 _DICT_SCAN = json.JSONDecoder(parse_constant=STRICT_JSON.parse_constant).scan_once
@@ -182,18 +134,7 @@ _SCANNED, _STOP = itemgetter(0), itemgetter(1)  # of a scan: (value, where it st
 _METRICS, _RELEVANT = attrgetter("metrics"), attrgetter("relevant")
 
 
-def _whole(text: str, start: int = 0, end: int | None = None) -> Any:
-    """The JSON value that spans ``text[start:end]`` exactly."""
-    try:
-        value, stop = _STRICT_SCAN(text, start)
-    except StopIteration:
-        raise NotWritten from None
-    if stop != (len(text) if end is None else end):
-        raise NotWritten
-    return value
-
-
-def _questions(file: IO[bytes], read: FieldReader) -> tuple[QuestionResult, ...]:
+def read_questions(file: IO[bytes], read: FieldReader) -> tuple[QuestionResult, ...]:
     """The question lines to the end of the file, which must close the list and object."""
     questions: list[QuestionResult] = []
     without_comma = 0  # question lines without a comma after them: the last one only
@@ -254,7 +195,7 @@ def _block(
     ):
         raise NotWritten
     heads = list(map(add, map(str.__getitem__, lines, map(slice, repeat(2), splits)), repeat("}")))
-    entries = _parsed(heads, _STRICT_SCAN if strict else _DICT_SCAN)
+    entries = _parsed(heads, STRICT_SCAN if strict else _DICT_SCAN)
     starts = list(map(add, splits, repeat(len(RETRIEVED))))
     ends = list(map(sub, map(len, lines), map(add, commas, repeat(1))))  # the closing brace
     ids = _block_ids(lines, starts, ends)
@@ -269,7 +210,7 @@ def _block(
         questions[index] = question
     for index, question in enumerate(questions):
         if question is None:
-            entry = entries[index] if strict else _whole(heads[index])
+            entry = entries[index] if strict else whole_value(heads[index])
             if "retrieved" in entry:
                 raise NotWritten
             questions[index] = question_from_dict(read, entry, first + index, ids[index])
@@ -358,7 +299,7 @@ def _check_unrepeated(heads: list[str], questions: list[QuestionResult]) -> None
     if colons != expected:
         for head, count, keys_held in zip(heads, colons, expected, strict=True):
             if count != keys_held:
-                _whole(head)  # ValueError on a repeated key: the full reader names it
+                whole_value(head)  # ValueError on a repeated key: the full reader names it
 
 
 def _block_ids(lines: list[str], starts: list[int], ends: list[int]) -> list[Sequence[str]]:
@@ -389,7 +330,7 @@ def _ids(line: str, start: int, end: int) -> Sequence[str]:
         and line.count('"', start, end) == 2 * (line.count('", "', start, end) + 1)
     ):
         return LazyIds(line, start, end)
-    ids = _whole(line, start, end)
+    ids = whole_value(line, start, end)
     if type(ids) is not list or not all(type(chunk) is str for chunk in ids):
         raise NotWritten
     return tuple(ids)

@@ -33,8 +33,9 @@ from typing import Any
 
 from ragguard.core.bulk import collector_paused
 from ragguard.metrics.names import MetricSpec
+from ragguard.results.layout import plain_ids, question_line
 from ragguard.results.lines import RETRIEVED, LazyIds
-from ragguard.results.model import QuestionResult, Results, plain_ids, question_line
+from ragguard.results.model import QuestionResult, Results
 from ragguard.scoring.score import ranked_result, results_of, score_ranked
 from ragguard.testset.formats.trec import Ranking, query_cuts, rankings_between
 from ragguard.testset.model import TestSet
@@ -48,7 +49,7 @@ MAX_PROCESSES = 8
 @dataclass(frozen=True)
 class ScoredRun:
     """A run scored in parts: the results, their lines already encoded (by position, for
-    :func:`~ragguard.results.model.write_results`), and every query id the run holds."""
+    :func:`~ragguard.results.io.write_results`), and every query id the run holds."""
 
     results: Results
     lines: dict[int, str] = field(default_factory=dict)

@@ -32,29 +32,13 @@ from ragguard.results.model import (
     STATUS_JUDGE_ERROR,
     STATUS_MISSING,
     QuestionResult,
-    RepeatRun,
     Results,
+    as_run,
 )
 from ragguard.results.usage import USAGE_KEYS, Usage
 from ragguard.scoring.score import summarize
 
 NOT_EVALUATED = (STATUS_ERROR, STATUS_MISSING, STATUS_JUDGE_ERROR)
-
-
-def run_count(question: QuestionResult) -> int:
-    """How many times the question was asked (1 without repeats)."""
-    return len(question.repeats) or 1
-
-
-def runs_of(question: QuestionResult) -> tuple[RepeatRun, ...]:
-    """The question's runs: its repeats, or itself as the one run."""
-    if question.repeats:
-        return question.repeats
-    return (as_run(question),)
-
-
-def as_run(question: QuestionResult) -> RepeatRun:
-    return RepeatRun(question.status, question.metrics, question.error, question.latency_ms)
 
 
 def combine_repeats(runs: Sequence[Results]) -> Results:

@@ -17,8 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ragguard.core.errors import InputError
-from ragguard.results.model import QuestionResult, Results, ShardInfo
-from ragguard.scoring.repeats import run_count
+from ragguard.results.model import QuestionResult, Results, ShardInfo, run_count
 from ragguard.scoring.score import summarize
 from ragguard.testset.model import Question, TestSet
 

@@ -125,7 +125,7 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
     from ragguard.pipeline.compare import detectable_drops
     from ragguard.render.power import power_table, too_small_lines
     from ragguard.render.text import printable
-    from ragguard.results.model import load_results
+    from ragguard.results.io import load_results
 
     if config_path is None and Path(DEFAULT_CONFIG).is_file():
         config_path = Path(DEFAULT_CONFIG)

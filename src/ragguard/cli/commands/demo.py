@@ -49,7 +49,7 @@ def _seed_demo(out: Path | None) -> None:
     from ragguard.demo import seed_examples
     from ragguard.metrics.names import parse_metric_list
     from ragguard.render import terminal_report
-    from ragguard.results.model import write_results
+    from ragguard.results.io import write_results
     from ragguard.scoring.score import score_run
     from ragguard.testset.formats import load_run_file
     from ragguard.testset.model import load_testset

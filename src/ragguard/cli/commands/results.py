@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def report(results_file: Path, output_format: str) -> None:
     """Print a results file as a table, markdown or JSON."""
     from ragguard.render import json_report, markdown_report, terminal_report
-    from ragguard.results.model import load_results
+    from ragguard.results.io import load_results
 
     results = load_results(results_file)
     renderers = {"table": terminal_report, "markdown": markdown_report, "json": json_report}
@@ -39,7 +39,7 @@ def report(results_file: Path, output_format: str) -> None:
 def explain_command(results_file: Path, question_id: str, k: int) -> None:
     """Show the working behind one question's precision, recall, RR and nDCG at k, and its
     answer's per-sentence faithfulness verdicts when it was scored for them."""
-    from ragguard.results.model import load_results
+    from ragguard.results.io import load_results
 
     results = load_results(results_file)
     if question_id not in results.by_id:

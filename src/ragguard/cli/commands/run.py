@@ -56,7 +56,7 @@ def run_command(
     from ragguard.core.files import check_writable
     from ragguard.core.git import current_commit
     from ragguard.render import terminal_report
-    from ragguard.results.model import write_results
+    from ragguard.results.io import write_results
     from ragguard.results.records import RunRecord
     from ragguard.system.journal import (
         PassJournals,
@@ -146,7 +146,7 @@ def run_command(
 def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     """Merge the results of `ragguard run --shard i/n` into the results of the whole run."""
     from ragguard.render import terminal_report
-    from ragguard.results.model import load_results, write_results
+    from ragguard.results.io import load_results, write_results
     from ragguard.testset.shards import merge_parts
 
     merged = merge_parts([(path, load_results(path)) for path in parts])

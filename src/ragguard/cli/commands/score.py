@@ -121,7 +121,7 @@ def score(
     if results is None:
         return
     if out:
-        from ragguard.results.model import write_results
+        from ragguard.results.io import write_results
 
         write_results(results, out, lines)
     from ragguard.render import terminal_report
