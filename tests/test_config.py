@@ -242,7 +242,7 @@ def test_sections_are_typed_from_the_loaded_config_as_from_the_file(
 ) -> None:
     """generation_settings_of and gate_rules_of type the sections load_config parsed: the
     same settings and, for a mistake, the same one-line error as reading the file again."""
-    from ragguard.core.sources import parse_yaml
+    from ragguard.core.yaml_lines import parse_yaml
     from ragguard.gate import gate_rules_from_mapping, gate_rules_of
     from ragguard.judge.settings import generation_settings, generation_settings_of
 

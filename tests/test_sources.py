@@ -14,11 +14,11 @@ from ragguard.core.sources import (
     iter_jsonl,
     iter_jsonl_objects,
     parse_json_value,
-    parse_yaml,
     read_text,
     shown,
     unknown_key_message,
 )
+from ragguard.core.yaml_lines import parse_yaml
 from ragguard.results.io import results_from_dict
 from ragguard.results.records import parse_run_jsonl
 from ragguard.testset.formats.trec import parse_qrels, parse_trec_run

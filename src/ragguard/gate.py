@@ -29,7 +29,8 @@ from typing import Any
 
 from ragguard.config.model import Config, load_config, parse_duration
 from ragguard.core.errors import InputError
-from ragguard.core.sources import LineDict, is_finite_number, shown, type_name
+from ragguard.core.sources import is_finite_number, shown, type_name
+from ragguard.core.yaml_lines import LineDict
 from ragguard.metrics.names import (
     COST_METRICS,
     LATENCY_METRICS,

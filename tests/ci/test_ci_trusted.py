@@ -22,7 +22,7 @@ from ragguard.ci.trusted import (
 from ragguard.compare import compare
 from ragguard.core.errors import InputError
 from ragguard.core.git import git_repo_path
-from ragguard.core.sources import LineDict
+from ragguard.core.yaml_lines import LineDict
 from ragguard.gate import GateRules, MetricRule
 
 WHERE = "ragguard.yml on main at 0123456789ab"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragguard.core.errors import InputError
-from ragguard.core.sources import parse_yaml
+from ragguard.core.yaml_lines import parse_yaml
 from ragguard.judge.settings import DEFAULT_CACHE, generation_settings
 
 

@@ -20,7 +20,8 @@ from typing import Any
 from ragguard.ci.settings import BASELINE_STORES, CiSettings
 from ragguard.config.model import Config
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import LineDict, type_name, unknown_key_message
+from ragguard.core.sources import type_name, unknown_key_message
+from ragguard.core.yaml_lines import LineDict
 from ragguard.github import COMMENT_MODES, DATA_BRANCH, DEFAULT_COMMENT_MODE
 
 BASELINE_KEYS = ("store", "branch", "file", "rerun")

@@ -19,7 +19,7 @@ from typing import Any
 
 from ragguard.compare import REMOVED, Comparison
 from ragguard.core.errors import InputError
-from ragguard.core.sources import LineDict, parse_yaml
+from ragguard.core.yaml_lines import LineDict, parse_yaml
 from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.render import escape_markdown
 from ragguard.render.text import and_more

@@ -6,7 +6,7 @@ relative to the folder holding ragguard.yml (the repository root, usually).
 This module validates ``suite``, ``testset``, ``corpus``, ``system`` and ``metrics``. The
 other sections (``gate``, ``faithfulness``, ``judge``, ``answer_relevance``, ``abstention``,
 ``baseline``, ``comment``) belong to the code that uses them: they are kept here as parsed
-(:class:`~ragguard.core.sources.LineDict`, line numbers preserved) in :attr:`Config.sections`,
+(:class:`~ragguard.core.yaml_lines.LineDict`, line numbers preserved) in :attr:`Config.sections`,
 and their owners type them from the loaded :class:`Config` without reading the file again
 (``gate.gate_rules_of``, ``judge.settings.generation_settings_of``, ``ci.sections``).
 """
@@ -20,15 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import (
-    LineDict,
-    LineList,
-    is_finite_number,
-    parse_yaml,
-    read_text,
-    type_name,
-    unknown_key_message,
-)
+from ragguard.core.sources import is_finite_number, read_text, type_name, unknown_key_message
+from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 from ragguard.metrics.names import (
     DEFAULT_METRICS,
     MetricNameError,

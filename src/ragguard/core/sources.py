@@ -1,4 +1,5 @@
-"""Reading input files: UTF-8 text, YAML with line numbers, JSON Lines, CSV.
+"""Reading input files: UTF-8 text, JSON, JSON Lines, CSV (YAML with line numbers:
+:mod:`ragguard.core.yaml_lines`).
 
 Every failure becomes an :class:`InputError` naming the file and the line.
 """
@@ -16,9 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ragguard.core.errors import InputError, Where
+from ragguard.core.errors import InputError
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
@@ -134,164 +133,7 @@ def _empty(path: Path, what: str) -> InputError:
     return InputError(path, f"{what} is empty (or only whitespace); check the path or fill it in")
 
 
-class LineDict(dict):
-    """A mapping from YAML that remembers its line and the line of each key."""
-
-    line: int = 0
-    key_lines: dict[str, int]
-
-    def where(self, source: str | Path) -> Where:
-        return Where(source, self.line, self.key_lines)
-
-
-class LineList(list):
-    """A sequence from YAML that remembers its line and the line of each item."""
-
-    line: int = 0
-    item_lines: list[int]
-
-
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """A safe loader whose mappings and sequences carry line numbers.
-
-    Built on libyaml's parser when PyYAML has it (about four times faster on a large test
-    set). Duplicate keys are an error (PyYAML would silently keep the last one).
-    """
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    result = LineDict()
-    result.line = node.start_mark.line + 1
-    result.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, (list, dict)):
-            raise yaml.constructor.ConstructorError(
-                None, None, "a mapping key must be a scalar", key_node.start_mark
-            )
-        key_text = str(key)
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key_text!r}", key_node.start_mark
-            )
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key_text] = key_node.start_mark.line + 1
-    return result
-
-
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
-    result = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    result.line = node.start_mark.line + 1
-    result.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return result
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-
-def parse_yaml(text: str, source: str | Path) -> Any:
-    """Parse YAML into LineDict/LineList values; syntax errors name the line.
-
-    Aliases that would expand to more than :data:`MAX_YAML_EXPANSION` values (a "billion
-    laughs") and nesting deeper than Python can follow are refused.
-    """
-    try:
-        data = yaml.load(text, Loader=_LineLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        problem = _yaml_problem(exc, text)
-        raise InputError(source, f"YAML syntax error: {problem}", line=line) from None
-    except yaml.reader.ReaderError as exc:
-        line = text[: exc.position].count("\n") + 1
-        raise InputError(
-            source,
-            f"character {exc.character!r} is not allowed in YAML; remove it",
-            line=line,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise InputError(source, f"YAML syntax error: {exc}") from None
-    except RecursionError:
-        raise InputError(source, TOO_DEEP) from None
-    except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        raise InputError(source, number_problem(exc)) from None
-    if "&" in text and "*" in text:  # only anchors and aliases share values
-        _check_expansion(data, source)
-    return data
-
-
-MIN_YAML_EXPANSION = 100_000
-YAML_EXPANSION_FACTOR = 100
 TOO_DEEP = "nested too deeply (hundreds of levels of lists or mappings); flatten it"
-
-
-def _check_expansion(data: Any, source: str | Path) -> None:
-    """Refuse a document whose aliases repeat shared values without bound ("billion laughs").
-
-    A YAML alias makes two places hold the same object; code that walks the value (a body
-    template filled for every question) visits it once per place. A document may expand to
-    YAML_EXPANSION_FACTOR times its distinct values (at least MIN_YAML_EXPANSION): ordinary
-    reuse of an anchor stays far below that, an alias bomb goes past it within a few levels.
-    """
-    limit = max(MIN_YAML_EXPANSION, YAML_EXPANSION_FACTOR * _distinct_values(data))
-    if expands_beyond(data, limit):
-        line = getattr(data, "line", None)
-        raise InputError(
-            source,
-            f"YAML aliases (*name) expand it to over {limit:,} values; write the values out "
-            "instead of repeating aliases of aliases",
-            line=line or None,
-        )
-
-
-def _distinct_values(data: Any) -> int:
-    seen: set[int] = set()
-    pending = [data]
-    while pending:
-        value = pending.pop()
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        if isinstance(value, dict):
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-    return len(seen)
-
-
-def expands_beyond(data: Any, limit: int) -> bool:
-    """Whether walking ``data`` (each shared value once per place) visits over ``limit``
-    values; stops as soon as it does, so a billion-value alias bomb costs ``limit`` steps."""
-    budget = limit
-    pending = [data]
-    while pending:
-        value = pending.pop()
-        budget -= 1
-        if budget < 0:
-            return True
-        if isinstance(value, dict):
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-    return False
-
-
-def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> str:
-    """PyYAML's problem, with where the unclosed construct began and a hint for tabs."""
-    problem = exc.problem or exc.context or "invalid YAML"
-    context, mark = exc.context_mark, exc.problem_mark
-    if exc.problem and exc.context and context and mark and context.line < mark.line:
-        problem += f" ({exc.context} that starts at line {context.line + 1})"
-    if mark and "\t" in _line_at(text, mark.line)[: mark.column + 1]:
-        problem += "; indent with spaces, not tabs"
-    return problem
-
-
-def _line_at(text: str, index: int) -> str:
-    lines = text.splitlines()
-    return lines[index] if 0 <= index < len(lines) else ""
 
 
 def _reject_constant(name: str) -> float:

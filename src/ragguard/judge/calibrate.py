@@ -29,14 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import (
-    LineDict,
-    LineList,
-    iter_jsonl_objects,
-    parse_yaml,
-    read_text,
-    type_name,
-)
+from ragguard.core.sources import iter_jsonl_objects, read_text, type_name
+from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.generation import answer_item, context_of
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome

@@ -28,7 +28,8 @@ from urllib.parse import urlparse
 
 from ragguard.config.model import Config, parse_duration
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import LineDict, is_finite_number, type_name
+from ragguard.core.sources import is_finite_number, type_name
+from ragguard.core.yaml_lines import LineDict
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
 from ragguard.metrics.settings import DEFAULT_CACHE, GenerationSettings, JudgeSettings
 from ragguard.metrics.settings import PROMPT_VERSION as PROMPT_VERSION

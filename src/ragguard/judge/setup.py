@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragguard.core.errors import InputError
-from ragguard.core.sources import parse_yaml, read_text
+from ragguard.core.sources import read_text
+from ragguard.core.yaml_lines import parse_yaml
 from ragguard.judge.settings import generation_settings
 from ragguard.metrics.generation import judge_items, missing_text
 from ragguard.metrics.judging import JudgeItem

@@ -32,7 +32,8 @@ import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from ragguard.config.model import SystemConfig
-from ragguard.core.sources import ascii_int, expands_beyond, type_name
+from ragguard.core.sources import ascii_int, type_name
+from ragguard.core.yaml_lines import expands_beyond
 from ragguard.system.base import (
     Answer,
     SystemFailure,

@@ -15,12 +15,9 @@ from typing import Any
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import (
-    LineDict,
-    LineList,
     ascii_int,
     iter_csv_rows,
     iter_jsonl_objects,
-    parse_yaml,
     read_text,
     same_after_normalising,
     shown,
@@ -28,6 +25,7 @@ from ragguard.core.sources import (
     type_name,
     unknown_key_message,
 )
+from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 
 # Grades are small integers; the cap keeps 2^grade (ndcg_exp's gain) a finite float.
 MAX_GRADE = 100
