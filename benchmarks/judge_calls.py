@@ -67,7 +67,8 @@ from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
 from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
-from ragguard.testset.model import TestSet, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import TestSet
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judge"))
 from fake_openai import FakeOpenAI  # the tests' fake judge (tests/judge is not a package)

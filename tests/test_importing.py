@@ -11,12 +11,12 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ragguard.core.errors import Where
-from ragguard.metrics.evidence import normal_text
 from ragguard.results.io import load_results
 from ragguard.results.records import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
 from ragguard.testset.importing import LabelSources, TextIndex, import_questions, question_ids
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import normal_text
 
 FOREIGN = Path(__file__).parent / "data" / "foreign"
 DOCS = Path(__file__).parent.parent / "src" / "ragguard" / "demo" / "orders_api" / "docs"

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from ragguard.core.errors import InputError
-from ragguard.testset.model import Question, TestSet, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import Question, TestSet
 
 YAML_TEXT = """\
 questions:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ragguard.core.errors import InputError
-from ragguard.testset.model import Evidence, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import Evidence
 
 GOOD = """\
 - id: retry

@@ -48,7 +48,7 @@ def score(
     from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
     from ragguard.scoring.score import score_run
     from ragguard.testset.formats import load_run_file
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
 
     try:
         specs = parse_metric_list(

@@ -37,7 +37,7 @@ from ragguard.system.journal import read_journal
 from ragguard.testset.formats import load_run_file
 from ragguard.testset.formats.beir import load_beir
 from ragguard.testset.formats.trec import load_qrels, load_trec_run
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
 from ragguard.testset.shards import parse_shard
 
 COMMON = Path(__file__).parent / "common"

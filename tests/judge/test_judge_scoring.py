@@ -418,7 +418,7 @@ def test_a_cache_dir_override_moves_the_judge_cache(tmp_path, monkeypatch):
     """The action's cache-dir input (and `ragguard run --cache-dir`) wins over judge.cache."""
     from ragguard.judge.setup import load_generation_config, prepare_generation
     from ragguard.results.records import load_run
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
 
     monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
     override = tmp_path / "restored-by-actions-cache"

@@ -21,7 +21,8 @@ from ragguard.metrics.retrieval import (
 from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, STATUS_OK
 from ragguard.results.records import Chunk, RunRecord, load_run
 from ragguard.scoring.score import score_question, score_run
-from ragguard.testset.model import Question, TestSet, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import Question, TestSet
 
 
 def score(ranking: list[str], grades: dict[str, int], metrics: str) -> dict[str, float]:

@@ -18,7 +18,7 @@ import pytest
 from ragguard.config.model import Config, load_config
 from ragguard.system import build_adapter
 from ragguard.system.runner import RunOutcome, run_questions
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
 
 SUITE_TESTSET = """\
 - id: auth

@@ -14,7 +14,7 @@ from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.http import HttpAdapter, ResponseMapping, lookup, retry_after_seconds
 from ragguard.system.runner import run_questions
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
 
 MAPPED = """\
 http: {url}/ask

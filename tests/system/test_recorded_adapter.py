@@ -9,7 +9,7 @@ import pytest
 from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.recorded import RecordedAdapter
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
 
 
 def test_records_are_replayed_and_absent_questions_left_out(

@@ -82,7 +82,7 @@ from ragguard.render import (
     render_summary,
 )
 from ragguard.results.io import write_results
-from ragguard.testset.model import load_testset
+from ragguard.testset.load import load_testset
 
 
 def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:

@@ -24,7 +24,8 @@ from ragguard.results.model import Results
 from ragguard.results.records import dump_run
 from ragguard.scoring.score import score_run
 from ragguard.system.runner import RunOutcome, results_settings, run_questions
-from ragguard.testset.model import TestSet, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import TestSet
 
 DEMO_SUITE = "orders-api-docs"
 DEMO_METRICS = (

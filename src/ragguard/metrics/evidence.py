@@ -22,7 +22,6 @@ a chunk id these are exactly trec_eval's values (tests/metrics/test_evidence.py 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,14 +31,7 @@ from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, discount, score_ranking
 from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
 from ragguard.results.records import Chunk
-from ragguard.testset.model import Evidence, Question
-
-_SPACE = re.compile(r"\s+")
-
-
-def normal_text(text: str) -> str:
-    """Text as quotes are matched: case folded, runs of whitespace as one space."""
-    return _SPACE.sub(" ", text).strip().casefold()
+from ragguard.testset.model import Evidence, Question, normal_text
 
 
 def coverage(evidence: Evidence, chunk: Chunk) -> float:

@@ -48,7 +48,8 @@ from ragguard.system.base import (
 )
 from ragguard.system.deadlines import Deadlines, GivenUp, InPlaceAdapter
 from ragguard.system.recorded import RecordedAdapter
-from ragguard.testset.model import Question, TestSet, load_testset
+from ragguard.testset.load import load_testset
+from ragguard.testset.model import Question, TestSet
 from ragguard.testset.shards import Shard, ShardSelection, mark_shard, select_shard
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built

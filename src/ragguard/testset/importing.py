@@ -2,7 +2,7 @@
 
 Those tools label a question with the *text* of its reference contexts; ragguard labels
 name chunks or evidence. Each context is looked up, after case and whitespace are
-normalised as evidence quotes are matched (:func:`ragguard.metrics.evidence.normal_text`):
+normalised as evidence quotes are matched (:func:`ragguard.testset.model.normal_text`):
 
 1. in the corpus: the chunks whose text holds the whole context. A chunk that says which
    document it comes from gives the label ``{doc, quote: context}``, which survives a
@@ -30,9 +30,9 @@ import yaml
 
 from ragguard.core.errors import InputError
 from ragguard.core.sources import bad_path, cannot_read
-from ragguard.metrics.evidence import normal_text
 from ragguard.results.records import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
+from ragguard.testset.model import normal_text
 
 LONG_CONTEXT = 1000
 _SEPARATOR = "\x00"

@@ -46,7 +46,7 @@ def calibrate_command(
     from ragguard.judge.settings import generation_settings
     from ragguard.results.records import load_corpus
     from ragguard.testset.formats import load_run_file
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
 
     if (calibration_set is None) == (testset is None):
         raise click.UsageError("give a calibration set, or --testset with --run")

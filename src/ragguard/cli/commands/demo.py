@@ -52,7 +52,7 @@ def _seed_demo(out: Path | None) -> None:
     from ragguard.results.io import write_results
     from ragguard.scoring.score import score_run
     from ragguard.testset.formats import load_run_file
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
 
     for example in seed_examples():
         loaded = load_testset(example.testset)

@@ -62,7 +62,7 @@ def import_command(
         import_questions,
         load_docs,
     )
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
 
     if corpus is None and docs is None:
         raise click.UsageError("give --corpus, --docs or both: the contexts are looked up there")

@@ -73,7 +73,7 @@ def run_command(
         run_config,
         score_suite_run,
     )
-    from ragguard.testset.model import load_testset
+    from ragguard.testset.load import load_testset
     from ragguard.testset.shards import parse_shard, select_shard
 
     started = time.monotonic()

@@ -204,7 +204,7 @@ def _warn_about_trec(loaded: TestSet, trec_run: Path, run_queries: Iterable[str]
 
 def _load_testset(testset: Path | None, beir: Path | None, split: str | None) -> TestSet:
     if testset:
-        from ragguard.testset.model import load_testset
+        from ragguard.testset.load import load_testset
 
         return load_testset(testset)
     from ragguard.testset.formats.beir import load_beir
