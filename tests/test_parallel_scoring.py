@@ -19,7 +19,8 @@ from ragguard.results.lines import LazyIds
 from ragguard.scoring import parallel as parallel_scoring
 from ragguard.scoring.parallel import planned_parts, score_run_in_parts
 from ragguard.scoring.score import score_rankings
-from ragguard.testset.formats.trec import load_qrels, load_trec_rankings, query_cuts
+from ragguard.testset.formats.trec import load_qrels
+from ragguard.testset.formats.trec_runs import load_trec_rankings, query_cuts
 
 METRICS = "ndcg@10,recall@20,mrr,map,precision@5,hit_rate@3,judged@10"
 CREATED = "2026-12-03T00:00:00+00:00"

@@ -21,7 +21,8 @@ from ragguard.core.sources import (
 from ragguard.core.yaml_lines import parse_yaml
 from ragguard.results.io import results_from_dict
 from ragguard.results.records import parse_run_jsonl
-from ragguard.testset.formats.trec import parse_qrels, parse_trec_run
+from ragguard.testset.formats.trec import parse_qrels
+from ragguard.testset.formats.trec_runs import parse_trec_run
 from ragguard.testset.load import load_testset
 
 # --- through the command line ---------------------------------------------------------------

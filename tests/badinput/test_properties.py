@@ -36,7 +36,8 @@ from ragguard.results.records import load_corpus
 from ragguard.system.journal import read_journal
 from ragguard.testset.formats import load_run_file
 from ragguard.testset.formats.beir import load_beir
-from ragguard.testset.formats.trec import load_qrels, load_trec_run
+from ragguard.testset.formats.trec import load_qrels
+from ragguard.testset.formats.trec_runs import load_trec_run
 from ragguard.testset.load import load_testset
 from ragguard.testset.shards import parse_shard
 

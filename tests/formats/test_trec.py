@@ -14,14 +14,11 @@ from tests.test_parallel_scoring import write_trec
 
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.testset.formats import load_run_file, trec
-from ragguard.testset.formats.trec import (
-    dump_qrels,
+from ragguard.testset.formats.trec import dump_qrels, load_qrels, no_relevant_warning, parse_qrels
+from ragguard.testset.formats.trec_runs import (
     dump_trec_run,
-    load_qrels,
     load_trec_rankings,
     load_trec_run,
-    no_relevant_warning,
-    parse_qrels,
     parse_trec_run,
     query_cuts,
     rankings_between,

@@ -17,7 +17,8 @@ import pytrec_eval  # the reference implementation; in the `test` extra, so neve
 
 from ragguard.metrics.names import MetricSpec, parse_metric_list
 from ragguard.metrics.retrieval import Labels, score_ranking
-from ragguard.testset.formats.trec import parse_qrels, parse_trec_run
+from ragguard.testset.formats.trec import parse_qrels
+from ragguard.testset.formats.trec_runs import parse_trec_run
 
 TOLERANCE = 1e-9
 CASES = 200

@@ -3,10 +3,10 @@
 Nearly all of ``ragguard score --trec-run``'s time on a large run is Python work in one
 thread: reading the run (about three fifths), scoring (a quarter) and encoding the results
 lines. On a machine with two or more cores, the run file is cut at query boundaries into
-parts of about equal size (:func:`~ragguard.testset.formats.trec.query_cuts`); a forked child
-reads, scores and encodes each part but the first, which this process does meanwhile. Each
-child sends back, through a pipe, the run's query ids in its part and, for each question it
-scored, its position, metric values, judgments, fingerprint and results line; this process
+parts of about equal size (:func:`~ragguard.testset.formats.trec_runs.query_cuts`); a forked
+child reads, scores and encodes each part but the first, which this process does meanwhile.
+Each child sends back, through a pipe, the run's query ids in its part and, for each question
+it scored, its position, metric values, judgments, fingerprint and results line; this process
 rebuilds those questions (:func:`~ragguard.scoring.score.ranked_result`), their ids kept as the
 text of their line until used, and writes every line as the process that scored it encoded
 it.
@@ -37,7 +37,7 @@ from ragguard.results.layout import plain_ids, question_line
 from ragguard.results.lines import RETRIEVED, LazyIds
 from ragguard.results.model import QuestionResult, Results
 from ragguard.scoring.score import ranked_result, results_of, score_ranked
-from ragguard.testset.formats.trec import Ranking, query_cuts, rankings_between
+from ragguard.testset.formats.trec_runs import Ranking, query_cuts, rankings_between
 from ragguard.testset.model import TestSet
 
 # A part smaller than this is not worth a process: forking and sending back cost a few
@@ -75,8 +75,9 @@ def available_processes() -> int:
 
 
 def planned_parts(path: Path, processes: int | None) -> list[int] | None:
-    """The byte offsets of the parts (see :func:`~ragguard.testset.formats.trec.query_cuts`), or None
-    when one process does it: ``processes`` 1, one core, or a file too small to split."""
+    """The byte offsets of the parts (see
+    :func:`~ragguard.testset.formats.trec_runs.query_cuts`), or None when one process does it:
+    ``processes`` 1, one core, or a file too small to split."""
     wanted = available_processes() if processes is None else processes
     if wanted > 1 and available_processes() == 1:
         return None  # no fork here

@@ -149,7 +149,8 @@ def _score_trec(
     from ragguard.core.git import current_commit
     from ragguard.scoring.parallel import ScoredRun, planned_parts, score_run_in_parts
     from ragguard.scoring.score import score_rankings
-    from ragguard.testset.formats.trec import load_qrels, load_trec_rankings
+    from ragguard.testset.formats.trec import load_qrels
+    from ragguard.testset.formats.trec_runs import load_trec_rankings
 
     generation = [spec.name for spec in specs if spec.is_generation]
     if generation:

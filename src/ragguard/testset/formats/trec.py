@@ -1,9 +1,8 @@
-"""TREC qrels and run files, read and written the way trec_eval reads them.
+"""TREC qrels, read and written the way trec_eval reads them, and the file reading they
+share with TREC run files (:mod:`ragguard.testset.formats.trec_runs`).
 
 qrels: ``query_id iteration doc_id grade`` per line; a line starting with ``#`` is a comment.
-run:   ``query_id Q0 doc_id rank score run_tag [ignored ...]`` per line; the rank column is
-checked but ignored, and documents are ordered by score descending, then doc id descending,
-as trec_eval does.
+run:   ``query_id Q0 doc_id rank score run_tag [ignored ...]`` per line (``trec_runs.py``).
 
 Fields are separated by ASCII whitespace only (space, tab, CR, VT, FF): any other character,
 such as a no-break space, is part of an id. Grades and ranks are ASCII digits, optionally
@@ -21,18 +20,13 @@ and give the same result.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import compress, count, pairwise
-from operator import gt, ne
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import TypeVar
 
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
-from ragguard.core.sources import read_text
-from ragguard.results.records import Chunk, Run, RunRecord
 from ragguard.testset.model import MAX_GRADE, Question, TestSet, too_high_grade
 
 # Whole lines are read 16 KiB at a time: small enough that a block's fields stay in the
@@ -40,7 +34,7 @@ from ragguard.testset.model import MAX_GRADE, Question, TestSet, too_high_grade
 BLOCK_BYTES = 1 << 14
 INT_DIGITS = 4300  # Python's default limit on the digits of int(text)
 
-_ASCII_FIELDS = re.compile(r"[^ \t\n\r\x0b\x0c]+").findall
+ASCII_FIELDS = re.compile(r"[^ \t\n\r\x0b\x0c]+").findall
 _SIGNED_INTEGER = re.compile(r"[+-]?[0-9]+").fullmatch
 # What str.split() takes for whitespace but trec_eval (C isspace) does not: the four ASCII
 # separators, and Unicode spaces (tests/formats/test_trec.py checks this list is complete).
@@ -60,15 +54,12 @@ _UNICODE_BYTES = (
     b"\xe2\x81\x9f",
     b"\xe3\x80\x80",
 )
-
-RUN_COLUMNS = 6
 QRELS_COLUMNS = 4
 
-Ranking = tuple[str, ...]
 T = TypeVar("T")
 
 
-class _Unusual(Exception):
+class Unusual(Exception):
     """Raised by a fast reader when a block needs the exact, line-by-line reader."""
 
 
@@ -82,7 +73,7 @@ def _open_checked(path: Path, what: str) -> None:
         raise InputError(path, f"is a directory, expected a {what}")
 
 
-def _blocks(path: Path, what: str, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+def read_blocks(path: Path, what: str, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
     """The file's bytes in blocks of whole lines (a BOM at the start is dropped); from byte
     ``start`` (a line's start) to ``stop`` (a line's start, or the end)."""
     try:
@@ -108,10 +99,10 @@ def _blocks(path: Path, what: str, start: int = 0, stop: int | None = None) -> I
         raise InputError(path, f"cannot read the {what}: {exc.strerror or exc}") from None
 
 
-def _lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
+def read_lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of every line, decoded from UTF-8; an undecodable line is an error."""
     number = 0
-    for block in _blocks(path, what):
+    for block in read_blocks(path, what):
         for raw in block.split(b"\n"):
             number += 1
             try:
@@ -125,25 +116,25 @@ def _lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
         number -= 1  # the block ends with a newline: its last, empty piece is no line
 
 
-def _text_lines(text: str) -> Iterator[tuple[int, str]]:
+def text_lines(text: str) -> Iterator[tuple[int, str]]:
     return enumerate(text.split("\n"), start=1)
 
 
-def _fast_text(block: bytes) -> str:
+def fast_text(block: bytes) -> str:
     """The block as text for the fast reader, whose ``str.split`` must split exactly where
-    trec_eval does; unusual whitespace or bad UTF-8 is `_Unusual`."""
+    trec_eval does; unusual whitespace or bad UTF-8 is `Unusual`."""
     needles = _CONTROL_BYTES if block.isascii() else _CONTROL_BYTES + _UNICODE_BYTES
     if any(needle in block for needle in needles):
-        raise _Unusual
+        raise Unusual
     try:
         return block.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Unusual from None
+        raise Unusual from None
 
 
-def _columns(text: str, columns: int, more: bool = False) -> list[Sequence[str]]:
+def split_columns(text: str, columns: int, more: bool = False) -> list[Sequence[str]]:
     """The first ``columns`` fields of every non-blank line, as one sequence per column.
-    A line with fewer fields is `_Unusual`, and with more unless ``more`` (ignored then)."""
+    A line with fewer fields is `Unusual`, and with more unless ``more`` (ignored then)."""
     if "\0" not in text:  # the usual block: every line has its fields, and a newline
         fields = text.replace("\n", " \0 ").split()  # "\0" marks each line's end
         width = columns + 1
@@ -157,14 +148,14 @@ def _columns(text: str, columns: int, more: bool = False) -> list[Sequence[str]]
     if lengths != {columns}:
         found = lengths - {0}
         if min(found, default=columns) < columns or (not more and max(found, default=0) > columns):
-            raise _Unusual
+            raise Unusual
         rows = [row for row in rows if row]
         if not rows:
             return [() for _ in range(columns)]
     return list(zip(*rows, strict=False))[:columns]
 
 
-def _plain_digits(texts: Sequence[str]) -> bool:
+def plain_digits(texts: Sequence[str]) -> bool:
     """Every text is unsigned ASCII digits within Python's int limit."""
     joined = "".join(texts)
     if not (joined.isascii() and joined.isdigit()):
@@ -172,7 +163,7 @@ def _plain_digits(texts: Sequence[str]) -> bool:
     return len(joined) <= INT_DIGITS or max(map(len, texts)) <= INT_DIGITS
 
 
-def _whole_file(
+def whole_file(
     path: Path, what: str, fast: Callable[[Iterable[bytes]], T], exact: Callable[[], T]
 ) -> T:
     """The fast reader's result, or the exact reader's when the file is unusual anywhere;
@@ -181,8 +172,8 @@ def _whole_file(
     try:
         with collector_paused():
             try:
-                return fast(_blocks(path, what))
-            except _Unusual:
+                return fast(read_blocks(path, what))
+            except Unusual:
                 return exact()
     except MemoryError:
         raise InputError(
@@ -191,14 +182,14 @@ def _whole_file(
         ) from None
 
 
-def _empty(what: str) -> str:
+def empty_message(what: str) -> str:
     return f"{what} is empty (or only whitespace and comments); check the path or fill it in"
 
 
 # --- numbers ------------------------------------------------------------------------------------
 
 
-def _integer(text: str, name: str, source: str | Path, line: int) -> int:
+def whole_number(text: str, name: str, source: str | Path, line: int) -> int:
     if not _SIGNED_INTEGER(text):
         raise InputError(
             source, f"{name} must be a whole number in ASCII digits, found {text!r}", line=line
@@ -213,18 +204,6 @@ def _integer(text: str, name: str, source: str | Path, line: int) -> int:
     return int(text)
 
 
-def _score(text: str, source: str | Path, line: int) -> float:
-    try:
-        if "_" in text or not text.isascii():
-            raise ValueError
-        score = float(text)
-    except ValueError:
-        raise InputError(source, f"score must be a number, found {text!r}", line=line) from None
-    if not math.isfinite(score):
-        raise InputError(source, f"score must be a finite number, found {text!r}", line=line)
-    return score
-
-
 # --- qrels --------------------------------------------------------------------------------------
 
 
@@ -236,35 +215,35 @@ def load_qrels(path: str | Path) -> TestSet:
     :func:`no_relevant_warning`).
     """
     path = Path(path)
-    labels = _whole_file(
+    labels = whole_file(
         path,
         "qrels file",
         _fast_qrels,
-        lambda: _exact_qrels(_lines(path, "qrels file"), path),
+        lambda: _exact_qrels(read_lines(path, "qrels file"), path),
     )
     if not labels:
-        raise InputError(path, _empty("qrels file"))
+        raise InputError(path, empty_message("qrels file"))
     return testset_from_labels(labels, {}, path)
 
 
 def parse_qrels(text: str, source: str | Path) -> dict[str, dict[str, int]]:
     """Qrels text as {query: {doc: grade}}, line by line (see :func:`load_qrels` for files)."""
-    return _exact_qrels(_text_lines(text), source)
+    return _exact_qrels(text_lines(text), source)
 
 
 def _fast_qrels(blocks: Iterable[bytes]) -> dict[str, dict[str, int]]:
     labels: dict[str, dict[str, int]] = {}
     for block in blocks:
-        text = _fast_text(block)
+        text = fast_text(block)
         if "#" in text:
-            raise _Unusual  # comment lines (or '#' in an id): the exact reader knows which
-        queries, _, docs, grades = _columns(text, QRELS_COLUMNS)
-        if not _plain_digits(grades):
-            raise _Unusual
+            raise Unusual  # comment lines (or '#' in an id): the exact reader knows which
+        queries, _, docs, grades = split_columns(text, QRELS_COLUMNS)
+        if not plain_digits(grades):
+            raise Unusual
         for query, doc, grade in zip(queries, docs, map(int, grades), strict=True):
             judged = labels.setdefault(query, {})
             if doc in judged or grade > MAX_GRADE:
-                raise _Unusual
+                raise Unusual
             judged[doc] = grade
     return labels
 
@@ -274,7 +253,7 @@ def _exact_qrels(lines: Iterable[tuple[int, str]], source: str | Path) -> dict[s
     for number, line in lines:
         if line.startswith("#"):
             continue
-        fields = _ASCII_FIELDS(line)
+        fields = ASCII_FIELDS(line)
         if not fields:
             continue
         if len(fields) != QRELS_COLUMNS:
@@ -284,7 +263,7 @@ def _exact_qrels(lines: Iterable[tuple[int, str]], source: str | Path) -> dict[s
                 line=number,
             )
         query, _, doc, grade_text = fields
-        grade = _integer(grade_text, "grade", source, number)
+        grade = whole_number(grade_text, "grade", source, number)
         if grade > MAX_GRADE:
             raise InputError(source, too_high_grade(doc, grade), line=number)
         judged = labels.setdefault(query, {})
@@ -338,200 +317,7 @@ def unjudged_warning(source: str | Path, rankings: Iterable[str], testset: TestS
     )
 
 
-# --- runs ---------------------------------------------------------------------------------------
-
-
-def load_trec_rankings(path: str | Path) -> dict[str, Ranking]:
-    """A TREC run file as each query's document ids in trec_eval's order (scores dropped).
-
-    The whole-file reader of ``ragguard score --trec-run``: fast on large files, and
-    streaming (a block of lines at a time; a query's scores are dropped once it is ranked).
-    """
-    path = Path(path)
-    rankings = _whole_file(
-        path, "run file", _fast_rankings, lambda: _exact_rankings(_lines(path, "run file"), path)
-    )
-    if not rankings:
-        raise InputError(path, _empty("run file"))
-    return rankings
-
-
-def query_cuts(path: Path, parts: int) -> list[int]:
-    """Byte offsets that cut the run file into up to ``parts`` pieces of about equal size,
-    each cut at the start of a line whose query differs from the line before: ``[0, ...,
-    size]``. Fewer pieces when one query's lines span a cut; a cut that guesses wrong (blank
-    or unusual lines) is caught later, as a query found in two pieces."""
-    with path.open("rb") as file:
-        size = file.seek(0, 2)
-        cuts = [0]
-        for part in range(1, parts):
-            cut = _next_query_start(file, max(part * size // parts, cuts[-1]))
-            if cut is None:
-                break
-            if cut > cuts[-1]:
-                cuts.append(cut)
-    return [*cuts, size]
-
-
-def _next_query_start(file: BinaryIO, offset: int) -> int | None:
-    """The offset of the first line after ``offset`` whose query differs from the line
-    before it, or None at the end of the file."""
-    file.seek(offset)
-    if offset:
-        file.readline()  # the rest of the line the offset falls in
-    query = None
-    while True:
-        start = file.tell()
-        line = file.readline()
-        if not line:
-            return None
-        fields = line.split(None, 1)
-        if not fields:
-            continue
-        if query is not None and fields[0] != query:
-            return start
-        query = fields[0]
-
-
-def rankings_between(path: Path, start: int, stop: int) -> dict[str, Ranking] | None:
-    """The rankings of the queries whose lines lie from byte ``start`` to ``stop`` (see
-    :func:`query_cuts`), by the fast reader; None when that piece needs the exact reader."""
-    try:
-        with collector_paused():
-            return _fast_rankings(_blocks(path, "run file", start, stop))
-    except _Unusual:
-        return None
-
-
-def _fast_rankings(blocks: Iterable[bytes]) -> dict[str, Ranking]:
-    """Rankings of a run whose lines are grouped by query, as retrieval tools write them."""
-    rankings: dict[str, Ranking] = {}
-    query, docs, scores = None, [], []  # the query whose lines may go on in the next block
-    for block in blocks:
-        text = _fast_text(block)
-        queries, _, block_docs, ranks, texts, _ = _columns(text, RUN_COLUMNS, more=True)
-        values = _fast_scores(texts, plain=text.isascii() and "_" not in text)
-        if not _plain_digits(ranks):
-            raise _Unusual
-        size = len(queries)
-        starts = [0, *compress(count(1), map(ne, queries[1:], queries)), size]
-        for start, end in pairwise(starts):
-            if start == end:
-                continue  # an empty block
-            if queries[start] == query:
-                docs += block_docs[start:end]
-                scores += values[start:end]
-                continue
-            if query is not None:
-                rankings[query] = _ranked(docs, scores)
-            query, docs, scores = queries[start], list(block_docs[start:end]), values[start:end]
-            if query in rankings:
-                raise _Unusual  # its lines are not together: the exact reader collects them
-    if query is not None:
-        rankings[query] = _ranked(docs, scores)
-    return rankings
-
-
-def _fast_scores(texts: Sequence[str], plain: bool) -> list[float]:
-    """The scores; ``plain``: the block is ASCII without '_', which float() would accept in
-    '1_0' or as non-ASCII digits, so each score need not be checked for them."""
-    try:
-        values = list(map(float, texts))
-    except ValueError:
-        raise _Unusual from None
-    if not plain:
-        joined = "".join(texts)
-        if "_" in joined or not joined.isascii():
-            raise _Unusual
-    if not math.isfinite(sum(values)):
-        raise _Unusual
-    return values
-
-
-def _ranked(docs: list[str], scores: list[float]) -> Ranking:
-    """The documents by score descending, then doc id descending (trec_eval's order)."""
-    if len(set(docs)) != len(docs):
-        raise _Unusual  # a document twice: the exact reader names the line
-    if all(map(gt, scores, scores[1:])):
-        return tuple(docs)  # already in order, as retrievers write them
-    return tuple(doc for _, doc in sorted(zip(scores, docs, strict=True), reverse=True))
-
-
-def _exact_scores(
-    lines: Iterable[tuple[int, str]], source: str | Path
-) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
-    """Every query's {doc: score} and the line of its first document, line by line."""
-    scored: dict[str, dict[str, float]] = {}
-    first_line: dict[str, int] = {}
-    for number, line in lines:
-        fields = _ASCII_FIELDS(line)
-        if not fields:
-            continue
-        if len(fields) < RUN_COLUMNS:
-            raise InputError(
-                source,
-                f"expected 6 columns 'query Q0 doc rank score tag', found {len(fields)}",
-                line=number,
-            )
-        query, _, doc, rank, score_text = fields[:5]
-        _integer(rank, "rank", source, number)
-        score = _score(score_text, source, number)
-        docs = scored.setdefault(query, {})
-        if doc in docs:
-            raise InputError(
-                source,
-                f"document {doc!r} appears twice in the ranking of query {query!r}",
-                line=number,
-            )
-        docs[doc] = score
-        first_line.setdefault(query, number)
-    return scored, first_line
-
-
-def _exact_rankings(lines: Iterable[tuple[int, str]], source: str | Path) -> dict[str, Ranking]:
-    scored, _ = _exact_scores(lines, source)
-    return {query: tuple(doc for doc, _ in _trec_sorted(docs)) for query, docs in scored.items()}
-
-
-def _trec_sorted(docs: Mapping[str, float]) -> list[tuple[str, float]]:
-    return sorted(docs.items(), key=_trec_order, reverse=True)
-
-
-def _trec_order(item: tuple[str, float]) -> tuple[float, str]:
-    doc, score = item
-    return score, doc
-
-
-def load_trec_run(path: str | Path) -> Run:
-    """A TREC run as run records with scores (for ``--run`` next to a test set)."""
-    path = Path(path)
-    return parse_trec_run(read_text(path, what="run file"), path)
-
-
-def parse_trec_run(text: str, source: str | Path) -> Run:
-    """Run text as records with scores, line by line (see :func:`load_trec_rankings`)."""
-    scored, first_line = _exact_scores(_text_lines(text), source)
-    records = {
-        query: RunRecord(
-            id=query,
-            retrieved=tuple(Chunk(doc, score=score) for doc, score in _trec_sorted(docs)),
-        )
-        for query, docs in scored.items()
-    }
-    return Run(records, source=str(source), lines=first_line)
-
-
 def dump_qrels(questions: Iterable[Question]) -> str:
     return "".join(
         f"{q.id} 0 {doc} {grade}\n" for q in questions for doc, grade in q.relevant.items()
     )
-
-
-def dump_trec_run(records: Iterable[RunRecord], tag: str = "ragguard") -> str:
-    """Write rankings with scores that reproduce the rank order under trec_eval's sort."""
-    lines = []
-    for record in records:
-        size = len(record.retrieved)
-        for rank, chunk in enumerate(record.retrieved, start=1):
-            lines.append(f"{record.id} Q0 {chunk.id} {rank} {size - rank + 1} {tag}\n")
-    return "".join(lines)
