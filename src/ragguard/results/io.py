@@ -26,7 +26,6 @@ from ragguard.results.columns import (
     read_columns_results,
 )
 from ragguard.results.layout import NotWritten, question_line, read_header
-from ragguard.results.lines import read_questions
 from ragguard.results.model import QuestionResult, Results, header_to_dict
 from ragguard.results.parse import FieldReader, question_from_dict, results_from_header
 
@@ -56,7 +55,7 @@ def json_chunks(results: Results, lines: Mapping[int, str] | None = None) -> Ite
 def _lines_and_columns(
     questions: Sequence[QuestionResult], lines: Mapping[int, str]
 ) -> Iterator[str]:
-    """The question lines, then their columns block and its check (results_columns.py):
+    """The question lines, then their columns block and its check (columns.py):
     a CRC-32 of the bytes from the first line to the block's end."""
     check, line_bytes, separator = 0, [], "  "
     for index, question in enumerate(questions):
@@ -101,7 +100,7 @@ def write_results(
 
 
 def load_results(path: str | Path) -> Results:
-    """A results file, read fast in the layout ragguard writes (``results_lines``), else
+    """A results file, read fast in the layout ragguard writes (``lines.py``), else
     parsed whole; both give the same results and the same errors."""
     path = Path(path)
     with collector_paused():
@@ -113,7 +112,9 @@ def load_results(path: str | Path) -> Results:
 
 def read_written_results(path: Path) -> Results | None:
     """The results file when it is in the writer's layout and valid, else None: read from
-    its columns block when it has one that holds (``results_columns``), else line by line."""
+    its columns block when it has one that holds (``columns.py``), else line by line."""
+    from ragguard.results.lines import read_questions  # only a reader needs it, not a writer
+
     if (columns := read_columns_results(path)) is not None:
         return columns
     try:

@@ -16,11 +16,11 @@ def load_run_file(path: str | Path) -> Run:
     A ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON Lines;
     anything else is read as a TREC run. Only the first non-blank line is read to tell.
     """
-    from ragguard.testset.formats.trec_runs import load_trec_run
-
     path = Path(path)
     if path.suffix.lower() in JSONL_SUFFIXES or _first_character(path) in ("{", "[", '"'):
         return load_run(path)
+    from ragguard.testset.formats.trec_runs import load_trec_run
+
     return load_trec_run(path)
 
 
