@@ -152,7 +152,7 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     raise AssertionError("unreachable: a shorter dict has a repeated key")
 
 
-# parse_json_value's settings, for decoding a part of a text (results_lines.py).
+# parse_json_value's settings, for decoding a part of a text (results/lines.py).
 STRICT_JSON = json.JSONDecoder(
     parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
 )

@@ -60,7 +60,7 @@ class QuestionResult:
     question: str
     status: str
     metrics: dict[str, float]
-    # A tuple, or ids read from a results file and split on first use (results_lines.py).
+    # A tuple, or ids read from a results file and split on first use (lines.py).
     retrieved: Sequence[str] = ()
     relevant: dict[str, int] = field(default_factory=dict)
     fingerprint: str = ""
