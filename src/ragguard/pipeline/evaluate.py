@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragguard.config.model import MAX_REPEAT, Config, RunSettings
 from ragguard.core.files import check_writable
@@ -102,17 +102,7 @@ def evaluate(
     recorded in the results; ``cache_dir`` overrides ``judge.cache``.
     """
     passes = config.system.run.repeat
-    paths = records.paths(passes) if records is not None else []
-    journal = records is not None and records.journal
-    if journal:
-        for path in paths:  # before the system is asked anything
-            check_writable(path)
-    done: list[dict[str, RunRecord]] = []
-    if records is not None and records.resume:
-        done = _resumed(config, shard, paths, reporter)
-    journals = None
-    if records is not None and journal:
-        journals = PassJournals(records.path, passes, append=records.resume, most=MAX_REPEAT)
+    done, journals = _journalled(records, passes, config, shard, reporter)
     log = LineLog(system_log) if system_log is not None else None
     try:
         suite_run = run_config(
@@ -132,10 +122,8 @@ def evaluate(
             journals.close()
     outcome = suite_run.outcome
     _after_run(outcome, failures, reporter)
-    for path, written in zip(paths, outcome.passes, strict=False):
-        write_records(path, written.values())
-    if records is not None and journal:
-        remove_stale_passes(records.path, passes, MAX_REPEAT)
+    if records is not None:
+        _write_records(records, passes, outcome)
     results, judge = _score(
         suite_run.testset,
         outcome,
@@ -192,6 +180,29 @@ def _unlogged(_line: str) -> None:
     """The system's stderr when no log is kept."""
 
 
+def _journalled(
+    records: RunFiles | None, passes: int, config: Config, shard: Shard | None, reporter: Reporter
+) -> tuple[list[dict[str, RunRecord]], PassJournals | None]:
+    """Before a journalled run asks anything: its records files checked writable, the records
+    an unfinished run left read back (``resume``), and the journals to append to."""
+    if records is None or not records.journal:
+        return [], None
+    paths = records.paths(passes)
+    for path in paths:
+        check_writable(path)
+    done = _resumed(config, shard, paths, reporter) if records.resume else []
+    return done, PassJournals(records.path, passes, append=records.resume, most=MAX_REPEAT)
+
+
+def _write_records(records: RunFiles, passes: int, outcome: RunOutcome) -> None:
+    """After the run: each pass's records file, whole and in test-set order (journalled: the
+    files of passes an earlier, longer run left removed)."""
+    for path, written in zip(records.paths(passes), outcome.passes, strict=False):
+        write_records(path, written.values())
+    if records.journal:
+        remove_stale_passes(records.path, passes, MAX_REPEAT)
+
+
 def _resumed(
     config: Config, shard: Shard | None, paths: Sequence[Path], reporter: Reporter
 ) -> list[dict[str, RunRecord]]:
@@ -223,7 +234,7 @@ def _score(
     generation: GenerationSettings,
     *,
     suite: str,
-    identity: dict[str, object],
+    identity: dict[str, Any],
     corpus: Path | None,
     min_coverage: float | None,
     git: Mapping[str, str | None] | None,
@@ -246,5 +257,5 @@ def _score(
     )
     if shard is not None:
         results = mark_shard(results, shard)
-    judge = prepared.judge
-    return results, judge.usage if judge is not None else None
+    first = prepared.first
+    return results, first.judge.usage if first is not None and first.judge is not None else None

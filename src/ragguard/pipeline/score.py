@@ -19,7 +19,7 @@ from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
 from ragguard.results.records import Run
 from ragguard.scoring.labels import corpus_origins
-from ragguard.scoring.suite import RunPass, prepare_passes
+from ragguard.scoring.suite import PreparedPasses, RunPass, prepare_passes
 from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:
@@ -176,8 +176,7 @@ def score_recorded(
         _warn_if(reporter, prepared.unmatched_labels())
     min_coverage = generation.min_coverage() if generation is not None and evidence else None
     results = prepared.score(suite=name, git=git, min_coverage=min_coverage)
-    judge = prepared.judge
-    return Scored(results, judge=judge.usage if judge else None, runs=len(passes))
+    return Scored(results, judge=_judge_usage(prepared), runs=len(passes))
 
 
 def score_trec(
@@ -228,12 +227,18 @@ def score_trec(
         )
         if generation.dry_run:
             return Scored(None, plans=tuple(prepared.plans()))
-        config = prepared.setups[0].fingerprint if prepared.setups else {}
+        config = prepared.first.fingerprint if prepared.first is not None else {}
         origins = corpus_origins(loaded, specs, generation.corpus)
     results = score_rankings(
         loaded, rankings, specs, suite=name, git=git, config=config, origins=origins
     )
     return Scored(results)
+
+
+def _judge_usage(prepared: PreparedPasses) -> JudgeUsage | None:
+    """The judge's calls and tokens over every pass (``None``: no judge)."""
+    first = prepared.first
+    return first.judge.usage if first is not None and first.judge is not None else None
 
 
 def _plans(names: Sequence[str], plans: Sequence[str]) -> tuple[str, ...]:

@@ -25,7 +25,6 @@ from ragguard.scoring.score import score_run
 from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:  # the generation modules are imported when generation is set up
-    from ragguard.judge.client import JudgeClient
     from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
     from ragguard.metrics.settings import GenerationSettings
@@ -66,9 +65,9 @@ class PreparedPasses:
     setups: tuple[GenerationSetup, ...] | None
 
     @property
-    def judge(self) -> JudgeClient | None:
-        """The one judge client every pass is judged through (``None``: no judge)."""
-        return self.setups[0].judge if self.setups is not None else None
+    def first(self) -> GenerationSetup | None:
+        """The first pass's setup, whose judge client (``first.judge``) judges every pass."""
+        return self.setups[0] if self.setups is not None else None
 
     def plans(self) -> list[str]:
         """A dry run's text for each pass: the judge calls and tokens it would need."""
@@ -77,7 +76,7 @@ class PreparedPasses:
     def unmatched_labels(self) -> str | None:
         """The line naming labels that match no chunk (:mod:`ragguard.scoring.labels`),
         over every pass: a label retrieved in any pass matches."""
-        texts = self.setups[0].corpus if self.setups is not None else None
+        texts = self.first.corpus if self.first is not None else None
         corpus_ids = frozenset(texts) if texts is not None else None
         first, *later = (run_pass.records for run_pass in self.passes)
         return unmatched_label_warning(
@@ -94,46 +93,29 @@ class PreparedPasses:
     ) -> Results:
         """Score every pass and combine them; ``config`` is recorded in ``Results.config``
         beside each pass's generation fingerprint."""
-        if self.setups is None:
-            scored = [
-                self._score_pass(run_pass, suite, config, git, min_coverage, {})
-                for run_pass in self.passes
-            ]
-            return combine_repeats(scored)
-        judge = self.judge  # one client: its usage counts every pass
-        scored = [
-            self._score_pass(
-                run_pass,
-                suite,
-                {**(config or {}), **setup.fingerprint},
-                git,
-                min_coverage,
-                replace(setup, judge=judge).score_kwargs(),
+        first = self.first
+        judge = first.judge if first is not None else None  # one client: counts every pass
+        setups = self.setups or (None,) * len(self.passes)
+        scored = []
+        for run_pass, setup in zip(self.passes, setups, strict=True):
+            fingerprint: Mapping[str, Any] = {}
+            generation: dict[str, Any] = {}
+            if setup is not None:
+                fingerprint = setup.fingerprint
+                generation = replace(setup, judge=judge).score_kwargs()
+            results = score_run(
+                self.testset,
+                run_pass.records,
+                self.specs,
+                suite=suite,
+                config={**(config or {}), **fingerprint},
+                git=git,
+                origins=self.origins,
+                min_coverage=min_coverage,
+                **generation,
             )
-            for run_pass, setup in zip(self.passes, self.setups, strict=True)
-        ]
+            scored.append(results)
         return combine_repeats(scored)
-
-    def _score_pass(
-        self,
-        run_pass: RunPass,
-        suite: str,
-        config: Mapping[str, Any] | None,
-        git: Mapping[str, str | None] | None,
-        min_coverage: float | None,
-        generation: dict[str, Any],
-    ) -> Results:
-        return score_run(
-            self.testset,
-            run_pass.records,
-            self.specs,
-            suite=suite,
-            config=config,
-            git=git,
-            origins=self.origins,
-            min_coverage=min_coverage,
-            **generation,
-        )
 
 
 def prepare_passes(
