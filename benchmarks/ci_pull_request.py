@@ -29,7 +29,9 @@ sys.path.insert(0, str(ROOT / "tests" / "github"))
 from fake_github import BOT_LOGIN, FakeGitHub  # noqa: E402
 from github_fixtures import REPOSITORY, fast_settings  # noqa: E402
 
-from ragguard.ci.glue import Collaborators, evaluate_config, run_ci  # noqa: E402
+from ragguard.ci.collaborators import Collaborators  # noqa: E402
+from ragguard.ci.evaluate import evaluate_config  # noqa: E402
+from ragguard.ci.glue import run_ci  # noqa: E402
 from ragguard.ci.settings import CiSettings  # noqa: E402
 from ragguard.github import GitHubClient, read_event  # noqa: E402
 

@@ -22,7 +22,7 @@ from _common import environment
 
 from ragguard.config.model import RunSettings
 from ragguard.system.http import HttpAdapter, ResponseMapping
-from ragguard.system.runner import run_questions
+from ragguard.system.pool import run_questions
 from ragguard.testset.model import Question
 
 TARGET_RATIO = 1.25

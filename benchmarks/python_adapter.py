@@ -23,8 +23,8 @@ from typing import Any
 from _common import environment
 
 from ragguard.config.model import RunSettings
+from ragguard.system.pool import run_questions
 from ragguard.system.python import PythonAdapter
-from ragguard.system.runner import run_questions
 from ragguard.testset.model import Question
 
 TARGET_US = 50.0

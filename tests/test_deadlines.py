@@ -10,8 +10,8 @@ import pytest
 
 from ragguard.config.model import RunSettings
 from ragguard.system.deadlines import Deadlines, GivenUp, InPlaceAdapter
+from ragguard.system.pool import run_questions
 from ragguard.system.python import PythonAdapter
-from ragguard.system.runner import run_questions
 from ragguard.testset.model import Question
 
 

@@ -14,20 +14,10 @@ import pytest
 from ragguard.config.model import RunSettings
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.system.base import Answer, SystemFailure, TransientFailure
-from ragguard.system.runner import (
-    BACKOFF_BASE,
-    MAX_RETRY_AFTER,
-    VERDICT_ERROR,
-    VERDICT_OK,
-    BarProgress,
-    LineLog,
-    LogProgress,
-    allowed_failures,
-    early_stop_for,
-    make_progress,
-    run_failure_lines,
-    run_questions,
-)
+from ragguard.system.outcome import VERDICT_ERROR, VERDICT_OK, allowed_failures, run_failure_lines
+from ragguard.system.pool import BACKOFF_BASE, MAX_RETRY_AFTER, early_stop_for, run_questions
+from ragguard.system.progress import BarProgress, LogProgress, make_progress
+from ragguard.system.runner import LineLog
 from ragguard.testset.model import Question
 
 

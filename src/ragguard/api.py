@@ -44,11 +44,10 @@ def score(
     Generation metrics use the methods of ``config``'s sections (offline by default); a judge
     configured there needs its API key in the environment.
     """
-    from ragguard.judge.setup import load_generation_config, prepare_generation
+    from ragguard.judge.setup import load_generation_config
     from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
-    from ragguard.scoring.score import score_run
-    from ragguard.testset.formats import load_run_file
-    from ragguard.testset.load import load_testset
+    from ragguard.pipeline.reporter import SilentReporter
+    from ragguard.pipeline.score import GenerationRequest, load_recorded, score_recorded
 
     try:
         specs = parse_metric_list(
@@ -56,28 +55,19 @@ def score(
         )
     except MetricNameError as exc:
         raise InputError("metrics", str(exc)) from None
-    loaded = load_testset(testset)
-    recorded = load_run_file(run)
-    recorded.check_known(loaded.known_ids)
+    reporter = SilentReporter()
+    recorded = load_recorded(testset, (run,), reporter)
     raw_config, source = load_generation_config(config)
-    generation = prepare_generation(
+    scored = score_recorded(
+        recorded,
         specs,
-        loaded,
-        recorded.records,
-        raw_config=raw_config,
-        config_source=source,
-        corpus=corpus,
-        run_source=str(run),
-        run_lines=recorded.lines,
+        reporter,
+        suite=suite,
+        generation=GenerationRequest(raw_config, source, corpus),
+        evidence=False,
     )
-    return score_run(
-        loaded,
-        recorded.records,
-        specs,
-        suite=suite or Path(loaded.source).name.split(".")[0] or "ragguard",
-        config=generation.fingerprint,
-        **generation.score_kwargs(),
-    )
+    assert scored.results is not None  # no dry run
+    return scored.results
 
 
 def run(
@@ -86,20 +76,22 @@ def run(
     """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
     run records are not written; the system's stderr goes to ``log`` when given). ``repeat``
     overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times."""
+    import sys
+
     from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat, load_config, with_repeat
-    from ragguard.system.runner import LineLog, run_config, score_suite_run
+    from ragguard.pipeline.evaluate import evaluate
+    from ragguard.pipeline.reporter import SilentReporter
 
     if repeat is not None and not is_whole_repeat(repeat):
         raise InputError("repeat", f"{REPEAT_EXPECTED}, found {repeat!r}")
     loaded = with_repeat(load_config(config), repeat)
-    line_log = LineLog(Path(log)) if log is not None else None
-    try:
-        suite_run = run_config(loaded, log=line_log or (lambda line: None))
-    finally:
-        if line_log is not None:
-            line_log.close()
-    results, _ = score_suite_run(loaded, suite_run, git={}, cache_dir=None, warn=lambda _: None)
-    return results
+    evaluation = evaluate(
+        loaded,
+        SilentReporter(progress_stream=sys.stderr),
+        system_log=Path(log) if log is not None else None,
+        failures_in_log=False,
+    )
+    return evaluation.results
 
 
 def compare(

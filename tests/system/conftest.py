@@ -17,7 +17,8 @@ import pytest
 
 from ragguard.config.model import Config, load_config
 from ragguard.system import build_adapter
-from ragguard.system.runner import RunOutcome, run_questions
+from ragguard.system.outcome import RunOutcome
+from ragguard.system.pool import run_questions
 from ragguard.testset.load import load_testset
 
 SUITE_TESTSET = """\

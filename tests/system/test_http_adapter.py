@@ -13,7 +13,7 @@ from ragguard.config.model import RunSettings
 from ragguard.core.errors import InputError
 from ragguard.system import build_adapter
 from ragguard.system.http import HttpAdapter, ResponseMapping, lookup, retry_after_seconds
-from ragguard.system.runner import run_questions
+from ragguard.system.pool import run_questions
 from ragguard.testset.load import load_testset
 
 MAPPED = """\

@@ -55,11 +55,6 @@ def parse_metrics_option(value: str | None) -> tuple[MetricSpec, ...]:
         raise InputError("--metrics", str(exc)) from None
 
 
-def _warn_if(warning: str | None) -> None:
-    if warning:
-        _warn(warning)
-
-
 DEFAULT_CONFIG = "ragguard.yml"
 
 

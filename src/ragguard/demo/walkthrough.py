@@ -18,12 +18,13 @@ from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.pipeline.compare import compare_to_baseline
+from ragguard.pipeline.evaluate import evaluate_system
+from ragguard.pipeline.reporter import SilentReporter
 from ragguard.render import render_comment, render_summary
 from ragguard.results.io import write_results
 from ragguard.results.model import Results
 from ragguard.results.records import dump_run
-from ragguard.scoring.score import score_run
-from ragguard.system.runner import RunOutcome, results_settings, run_questions
+from ragguard.system.outcome import RunOutcome
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import TestSet
 
@@ -68,22 +69,16 @@ def run_pipeline(
 ) -> DemoRun:
     """Run one pipeline configuration over the demo test set and score it."""
     testset = testset or demo_testset()
-    pipeline = OrdersDocsPipeline(settings)
-    outcome = run_questions(pipeline, testset.questions, DEMO_RUN_SETTINGS)
-    specs = parse_metric_list(list(metrics))
-    generation = GenerationSettings()  # lexical: offline, no judge
-    results = score_run(
+    evaluation = evaluate_system(
+        OrdersDocsPipeline(settings),
         testset,
-        outcome.records,
-        specs,
+        parse_metric_list(list(metrics)),
+        DEMO_RUN_SETTINGS,
+        GenerationSettings(),  # lexical: offline, no judge
         suite=DEMO_SUITE,
-        config={
-            **results_settings(pipeline.identity()),
-            **generation.fingerprint([spec.name for spec in specs]),
-        },
-        generation=generation,
+        reporter=SilentReporter(),
     )
-    return DemoRun(name, title, settings, outcome, results)
+    return DemoRun(name, title, settings, evaluation.outcome, evaluation.results)
 
 
 def run_demo() -> tuple[DemoRun, DemoRun]:

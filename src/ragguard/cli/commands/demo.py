@@ -48,19 +48,17 @@ def _seed_demo(out: Path | None) -> None:
     """Score the seed's Orders API examples from files shipped with ragguard."""
     from ragguard.demo import seed_examples
     from ragguard.metrics.names import parse_metric_list
+    from ragguard.pipeline.reporter import SilentReporter
+    from ragguard.pipeline.score import load_recorded, score_recorded
     from ragguard.render import terminal_report
     from ragguard.results.io import write_results
-    from ragguard.scoring.score import score_run
-    from ragguard.testset.formats import load_run_file
-    from ragguard.testset.load import load_testset
 
+    reporter = SilentReporter()
     for example in seed_examples():
-        loaded = load_testset(example.testset)
-        recorded = load_run_file(example.run)
-        recorded.check_known(question.id for question in loaded)
-        results = score_run(
-            loaded, recorded.records, parse_metric_list(example.metrics), suite=example.suite
-        )
+        recorded = load_recorded(example.testset, (example.run,), reporter)
+        specs = parse_metric_list(example.metrics)
+        results = score_recorded(recorded, specs, reporter, suite=example.suite).results
+        assert results is not None  # no dry run
         click.echo(f"== {example.title}")
         click.echo(f"   test set: {example.testset}\n   run:      {example.run}\n")
         click.echo(terminal_report(results))

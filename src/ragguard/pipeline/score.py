@@ -1,0 +1,264 @@
+"""Score a recorded run → Results: JSON Lines runs (several are repeats of one run) against
+a test set or a BEIR folder, and TREC qrels with a TREC run (a large one in parallel parts).
+
+This is ``ragguard score``, ``api.score`` and the seed demo. Nothing here prints: warnings
+go to the caller's :class:`~ragguard.pipeline.reporter.Reporter`, and the results (or a dry
+run's plans) come back in a :class:`Scored`. Retrieval metrics alone load none of the
+generation or judge modules (most of a short run's start-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragguard.core.errors import InputError
+from ragguard.pipeline.reporter import Reporter
+from ragguard.results.model import Results
+from ragguard.results.records import Run
+from ragguard.scoring.labels import corpus_origins
+from ragguard.scoring.suite import PreparedPasses, RunPass, prepare_passes
+from ragguard.testset.model import TestSet
+
+if TYPE_CHECKING:
+    from ragguard.judge.client import Usage as JudgeUsage
+    from ragguard.metrics.names import MetricSpec
+    from ragguard.metrics.settings import GenerationSettings
+
+PathLike = str | Path
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """What the generation metrics of a recorded run are scored with: the parsed ragguard.yml
+    whose generation sections apply (``None``: the defaults) and its path, the corpus (chunk
+    text for runs of ids), ``use_judge`` (every generation metric by the judge), and
+    ``dry_run`` (plan the judge's calls, make none)."""
+
+    raw_config: Mapping[str, Any] | None
+    config_source: str
+    corpus: PathLike | None = None
+    use_judge: bool = False
+    dry_run: bool = False
+
+    def settings(self) -> GenerationSettings:
+        from ragguard.judge.settings import generation_settings
+
+        return generation_settings(
+            self.raw_config, self.config_source, judge_override=self.use_judge
+        )
+
+    def min_coverage(self) -> float:
+        from ragguard.config.model import min_coverage_of
+
+        return min_coverage_of(self.raw_config, self.config_source)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A test set and its recorded runs, each checked to hold only the test set's questions;
+    ``names`` are the run files as given (an input error names them), ``beir`` whether the
+    test set is a BEIR folder's."""
+
+    testset: TestSet
+    runs: tuple[Run, ...]
+    names: tuple[str, ...]
+    beir: bool = False
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A recorded run scored: the results (``None`` after a dry run, whose ``plans`` say what
+    the judge would be asked), the per-question lines of a run scored in parts (to write the
+    results file from), and the judge's calls and tokens (``None``: no judge)."""
+
+    results: Results | None
+    plans: tuple[str, ...] = ()
+    lines: Mapping[int, str] = field(default_factory=dict)
+    judge: JudgeUsage | None = None
+    runs: int = 1
+
+    def repeats_line(self) -> str | None:
+        """``ragguard: 3 runs of 40 questions scored as repeats (120 answers)``, for
+        several runs."""
+        if self.results is None or self.runs < 2:
+            return None
+        questions = len(self.results.questions)
+        return (
+            f"ragguard: {self.runs} runs of {questions} questions scored as repeats "
+            f"({self.runs * questions} answers)"
+        )
+
+
+def suite_name(suite: str | None, source: str) -> str:
+    """The suite's name: as given, else the test set's file name up to its first dot."""
+    return suite or Path(source).name.split(".")[0] or "ragguard"
+
+
+def load_recorded(
+    testset: PathLike | None,
+    runs: Sequence[PathLike],
+    reporter: Reporter,
+    *,
+    beir: PathLike | None = None,
+    split: str | None = None,
+) -> Recorded:
+    """Read the test set (or the ``beir`` folder's queries and ``split`` qrels) and every
+    run, and check that each run answers only the test set's questions. A BEIR split's
+    queries judged with no relevant document are a warning."""
+    if testset:
+        from ragguard.testset.load import load_testset
+
+        loaded = load_testset(testset)
+    else:
+        from ragguard.testset.formats.beir import load_beir
+        from ragguard.testset.formats.trec import no_relevant_warning
+
+        loaded = load_beir(beir, split)  # type: ignore[arg-type]
+        _warn_if(reporter, no_relevant_warning(loaded))
+    from ragguard.testset.formats import load_run_file
+
+    recorded = tuple(load_run_file(run) for run in runs)
+    for run in recorded:
+        run.check_known(loaded.known_ids)
+    return Recorded(loaded, recorded, tuple(str(run) for run in runs), beir=not testset)
+
+
+def score_recorded(
+    recorded: Recorded,
+    specs: Sequence[MetricSpec],
+    reporter: Reporter,
+    *,
+    suite: str | None = None,
+    generation: GenerationRequest | None = None,
+    git: Mapping[str, str | None] | None = None,
+    evidence: bool = True,
+) -> Scored:
+    """Score the recorded runs with ``specs``: retrieval metrics, and generation metrics
+    with ``generation`` (``None``: nothing about generation asked, nothing set up).
+
+    Several runs are repeats of one run: every run is set up (and the judge's budget checked
+    over all of them) before any is judged, each is scored alone through one judge client,
+    and they are combined. Labels matching no chunk are a warning (not for a BEIR test set:
+    imported qrels routinely judge documents never retrieved). ``evidence=False`` (as
+    ``api.score`` has always scored) judges evidence labels and ``doc_`` metrics by the run's
+    chunks and the default ``min_coverage``, not the corpus's chunks and the config's
+    ``evidence.min_coverage``.
+    """
+    loaded = recorded.testset
+    name = suite_name(suite, loaded.source)
+    corpus = generation.corpus if generation is not None else None
+    origins = corpus_origins(loaded, specs, corpus) if evidence else None
+    passes = [
+        RunPass(run.records, source, run.lines)
+        for run, source in zip(recorded.runs, recorded.names, strict=True)
+    ]
+    if generation is None:
+        prepared = prepare_passes(loaded, passes, specs, None, origins=origins)
+    else:
+        from ragguard.judge.setup import progress_printer
+
+        prepared = prepare_passes(
+            loaded,
+            passes,
+            specs,
+            generation.settings(),
+            corpus=corpus,
+            origins=origins,
+            need_key=not generation.dry_run,
+            progress=progress_printer(reporter.note),
+        )
+        if generation.dry_run:
+            return Scored(None, plans=_plans(recorded.names, prepared.plans()))
+    if not recorded.beir:
+        _warn_if(reporter, prepared.unmatched_labels())
+    min_coverage = generation.min_coverage() if generation is not None and evidence else None
+    results = prepared.score(suite=name, git=git, min_coverage=min_coverage)
+    return Scored(results, judge=_judge_usage(prepared), runs=len(passes))
+
+
+def score_trec(
+    qrels: Path,
+    trec_run: Path,
+    specs: Sequence[MetricSpec],
+    reporter: Reporter,
+    *,
+    suite: str | None = None,
+    generation: GenerationRequest | None = None,
+    processes: int | None = None,
+    git: Mapping[str, str | None] | None = None,
+) -> Scored:
+    """TREC qrels and run: rankings of ids only, read and scored without run records; a
+    large run in parts, one process a part, when only retrieval is scored (``processes``:
+    how many; default one per core, at most 8)."""
+    from ragguard.scoring.parallel import planned_parts, score_run_in_parts
+    from ragguard.scoring.score import score_rankings
+    from ragguard.testset.formats.trec import load_qrels
+    from ragguard.testset.formats.trec_runs import load_trec_rankings
+
+    asked = [spec.name for spec in specs if spec.is_generation]
+    if asked:
+        raise InputError(
+            trec_run,
+            f"a TREC run has no answers; generation metrics ({', '.join(asked)}) need "
+            "the system's answers; drop them from --metrics",
+        )
+    loaded = load_qrels(qrels)
+    name = suite_name(suite, loaded.source)
+    cuts = planned_parts(trec_run, processes) if generation is None else None
+    if cuts:
+        parts = score_run_in_parts(loaded, trec_run, cuts, specs, suite=name, git=git)
+        if parts:
+            _warn_about_trec(loaded, trec_run, parts.run_queries, reporter)
+            return Scored(parts.results, lines=parts.lines)
+    rankings = load_trec_rankings(trec_run)
+    _warn_about_trec(loaded, trec_run, rankings, reporter)
+    config: dict[str, Any] = {}
+    origins = None
+    if generation is not None:
+        prepared = prepare_passes(
+            loaded,
+            [RunPass({}, str(trec_run))],
+            specs,
+            generation.settings(),
+            corpus=generation.corpus,
+            need_key=not generation.dry_run,
+        )
+        if generation.dry_run:
+            return Scored(None, plans=tuple(prepared.plans()))
+        config = prepared.first.fingerprint if prepared.first is not None else {}
+        origins = corpus_origins(loaded, specs, generation.corpus)
+    results = score_rankings(
+        loaded, rankings, specs, suite=name, git=git, config=config, origins=origins
+    )
+    return Scored(results)
+
+
+def _judge_usage(prepared: PreparedPasses) -> JudgeUsage | None:
+    """The judge's calls and tokens over every pass (``None``: no judge)."""
+    first = prepared.first
+    return first.judge.usage if first is not None and first.judge is not None else None
+
+
+def _plans(names: Sequence[str], plans: Sequence[str]) -> tuple[str, ...]:
+    """Each run's dry-run text, named by its file when there are several."""
+    if len(plans) == 1:
+        return tuple(plans)
+    return tuple(f"{name}: {plan}" for name, plan in zip(names, plans, strict=True))
+
+
+def _warn_about_trec(
+    loaded: TestSet, trec_run: Path, run_queries: Iterable[str], reporter: Reporter
+) -> None:
+    """Queries judged with no relevant document, and run queries the qrels do not judge."""
+    from ragguard.testset.formats.trec import no_relevant_warning, unjudged_warning
+
+    _warn_if(reporter, no_relevant_warning(loaded))
+    _warn_if(reporter, unjudged_warning(trec_run, run_queries, loaded))
+
+
+def _warn_if(reporter: Reporter, warning: str | None) -> None:
+    if warning:
+        reporter.warn(warning)
