@@ -2,7 +2,7 @@
 
 The ``parts`` input names a folder (every ``results.json`` under it, at any depth: that is
 how ``actions/download-artifact`` lays out several artifacts, one folder each) or a glob
-(``parts/*/results.json``). The merge itself is :func:`ragguard.testset.shards.merge_parts`, which
+(``parts/*/results.json``). The merge itself is :func:`ragguard.scoring.merge.merge_parts`, which
 checks that the parts are of one run and cover the test set once; here the merged run is
 also checked against what this job reports on: the suite of its ragguard.yml and the
 commit it sets the status on.
@@ -16,7 +16,7 @@ from pathlib import Path
 from ragguard.core.errors import InputError
 from ragguard.results.io import load_results
 from ragguard.results.model import Results
-from ragguard.testset.shards import merge_parts
+from ragguard.scoring.merge import merge_parts
 
 RESULTS_NAME = "results.json"
 

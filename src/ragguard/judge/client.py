@@ -35,55 +35,19 @@ from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
 from ragguard.judge.settings import JudgeSettings
+from ragguard.judge.usage import (
+    CHARS_PER_TOKEN,
+    COMPLETION_TOKENS_BASE,
+    COMPLETION_TOKENS_PER_SENTENCE,
+    Plan,
+    Usage,
+)
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome, JudgeVerdict
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
 MAX_RETRY_AFTER = 300.0
 FATAL_STATUSES = (401, 403, 404)
-CHARS_PER_TOKEN = 4
-COMPLETION_TOKENS_PER_SENTENCE = 20
-COMPLETION_TOKENS_BASE = 15
-
-
-@dataclass
-class Usage:
-    """Counters over a client's life (thread-safe through the client's lock)."""
-
-    requests: int = 0
-    answers: int = 0
-    cached: int = 0
-    retries: int = 0
-    reasks: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def line(self) -> str:
-        return (
-            f"judge: {self.answers} answers, {self.requests} requests ({self.cached} cached, "
-            f"{self.retries} retries, {self.reasks} re-asks), {self.errors} judge errors, "
-            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens"
-        )
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What judging would cost, computed before any call (``--dry-run``)."""
-
-    answers: int
-    calls: int
-    cached: int
-    prompt_tokens: int
-    completion_tokens: int
-
-    def line(self) -> str:
-        return (
-            f"judge dry run: {self.answers} answers to judge, {self.cached} in the cache, "
-            f"{self.calls} calls to make, about {self.prompt_tokens} prompt + "
-            f"{self.completion_tokens} completion tokens "
-            f"(estimate: {CHARS_PER_TOKEN} characters a token; re-asks and retries not counted)"
-        )
 
 
 class _Retry(Exception):

@@ -27,7 +27,8 @@ from ragguard.results.records import RunRecord, load_corpus
 from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
-    from ragguard.judge.client import JudgeClient, Plan
+    from ragguard.judge.client import JudgeClient
+    from ragguard.judge.usage import Plan
 
 
 @dataclass

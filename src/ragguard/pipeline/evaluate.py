@@ -18,11 +18,12 @@ from ragguard.config.model import MAX_REPEAT, Config, RunSettings
 from ragguard.core.files import check_writable
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings
+from ragguard.pipeline.passes import prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
 from ragguard.results.records import RunRecord
 from ragguard.scoring.labels import corpus_origins
-from ragguard.scoring.suite import RunPass, prepare_passes, results_settings
+from ragguard.scoring.suite import RunPass, results_settings
 from ragguard.system.base import Adapter, BatchAdapter
 from ragguard.system.journal import (
     PassJournals,
@@ -39,7 +40,7 @@ from ragguard.testset.model import TestSet
 from ragguard.testset.shards import Shard, ShardSelection, mark_shard, select_shard
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
-    from ragguard.judge.client import Usage as JudgeUsage
+    from ragguard.judge.usage import Usage as JudgeUsage
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragguard.core.errors import InputError
+from ragguard.pipeline.passes import prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
 from ragguard.results.records import Run
 from ragguard.scoring.labels import corpus_origins
-from ragguard.scoring.suite import PreparedPasses, RunPass, prepare_passes
+from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:
-    from ragguard.judge.client import Usage as JudgeUsage
+    from ragguard.judge.usage import Usage as JudgeUsage
     from ragguard.metrics.names import MetricSpec
     from ragguard.metrics.settings import GenerationSettings
 

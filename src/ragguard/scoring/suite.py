@@ -1,9 +1,8 @@
 """Score a run pass by pass: a live run of the system and a recorded run alike.
 
 A run has one pass, or N with ``system.repeat`` N (or N recorded runs scored as repeats).
-:func:`prepare_passes` sets up every pass before any is judged: the corpus is read once,
-each pass's generation inputs are checked (answers, chunk text) and its judge calls planned,
-and ``judge.max_calls`` holds over all the passes. :meth:`PreparedPasses.score` then scores
+:func:`ragguard.pipeline.passes.prepare_passes` sets up every pass before any is judged (the
+judge is an edge, so the pipeline builds it and hands it in). :meth:`PreparedPasses.score` then scores
 each pass as one run is scored, through the first pass's judge client (whose usage so counts
 every pass; an answer given again is judged from the reply cache), and combines the passes
 (:func:`ragguard.scoring.repeats.combine_repeats`). Nothing here prints: a warning is
@@ -12,13 +11,12 @@ returned as a line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragguard.results.model import Results
-from ragguard.results.records import Chunk, RunRecord, corpus_texts
+from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.labels import unmatched_label_warning
 from ragguard.scoring.repeats import combine_repeats
 from ragguard.scoring.score import score_run
@@ -27,7 +25,6 @@ from ragguard.testset.model import TestSet
 if TYPE_CHECKING:  # the generation modules are imported when generation is set up
     from ragguard.judge.setup import GenerationSetup
     from ragguard.metrics.names import MetricSpec
-    from ragguard.metrics.settings import GenerationSettings
 
 SYSTEM_OUTPUT = "the system's output"
 
@@ -116,74 +113,6 @@ class PreparedPasses:
             )
             scored.append(results)
         return combine_repeats(scored)
-
-
-def prepare_passes(
-    testset: TestSet,
-    passes: Sequence[RunPass],
-    specs: Sequence[MetricSpec],
-    generation: GenerationSettings | None,
-    *,
-    corpus: str | Path | None = None,
-    origins: Mapping[str, Chunk] | None = None,
-    need_key: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    cache_dir: Path | None = None,
-) -> PreparedPasses:
-    """Set up every pass for scoring with the ``generation`` settings (``None``: retrieval
-    only, nothing set up) before any is judged.
-
-    The corpus is read once, by the first pass: from ``origins`` (the corpus's chunks, when
-    scoring already read them) or from the ``corpus`` file. Each pass's generation inputs
-    are checked and its judge calls planned (:func:`ragguard.judge.setup.generation_setup`);
-    with several passes, ``judge.max_calls`` holds over all of them
-    (:func:`~ragguard.judge.setup.check_repeats_budget`). ``need_key=False`` is a dry run:
-    the judge is built without its API key and no budget is checked. ``progress(done,
-    total)`` follows the judged answers; ``cache_dir`` overrides ``judge.cache``.
-    """
-    setups = None
-    if generation is not None:
-        setups = _set_up(
-            testset, passes, specs, generation, corpus, origins, need_key, progress, cache_dir
-        )
-    return PreparedPasses(testset, tuple(specs), tuple(passes), origins, setups)
-
-
-def _set_up(
-    testset: TestSet,
-    passes: Sequence[RunPass],
-    specs: Sequence[MetricSpec],
-    generation: GenerationSettings,
-    corpus: str | Path | None,
-    origins: Mapping[str, Chunk] | None,
-    need_key: bool,
-    progress: Callable[[int, int], None] | None,
-    cache_dir: Path | None,
-) -> tuple[GenerationSetup, ...]:
-    from ragguard.judge.setup import check_repeats_budget, generation_setup
-
-    texts: Mapping[str, str] | str | Path | None = corpus
-    if origins is not None:
-        texts = corpus_texts(origins)
-    setups: list[GenerationSetup] = []
-    for run_pass in passes:
-        setup = generation_setup(
-            generation,
-            specs,
-            testset,
-            run_pass.checked(),
-            corpus=texts,
-            run_source=run_pass.source,
-            run_lines=run_pass.lines,
-            need_key=need_key,
-            progress=progress,
-            cache_dir=cache_dir,
-        )
-        texts = setup.corpus  # read by the first pass
-        setups.append(setup)
-    if need_key and len(setups) > 1:
-        check_repeats_budget(setups[0], [item for setup in setups for item in setup.items])
-    return tuple(setups)
 
 
 def results_settings(identity: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from ragguard.render.text import duration
 from ragguard.results.records import RunRecord
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
-    from ragguard.judge.client import Usage as JudgeUsage
+    from ragguard.judge.usage import Usage as JudgeUsage
 
 VERDICT_OK = "ok"
 VERDICT_ERROR = "error"

@@ -114,7 +114,7 @@ def merge_command(parts: tuple[Path, ...], out: Path) -> None:
     """Merge the results of `ragguard run --shard i/n` into the results of the whole run."""
     from ragguard.render import terminal_report
     from ragguard.results.io import load_results, write_results
-    from ragguard.testset.shards import merge_parts
+    from ragguard.scoring.merge import merge_parts
 
     merged = merge_parts([(path, load_results(path)) for path in parts])
     write_results(merged, out)

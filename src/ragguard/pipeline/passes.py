@@ -1,0 +1,88 @@
+"""Every pass of a run set up for scoring before any is judged: the corpus is read once,
+each pass's generation inputs are checked (answers, chunk text) and its judge calls planned,
+and ``judge.max_calls`` holds over all the passes. The judge client is built here, in the
+pipeline, and handed to :class:`~ragguard.scoring.suite.PreparedPasses`: scoring never builds
+it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragguard.results.records import Chunk, corpus_texts
+from ragguard.scoring.suite import PreparedPasses, RunPass
+from ragguard.testset.model import TestSet
+
+if TYPE_CHECKING:  # the generation modules are imported when generation is set up
+    from ragguard.judge.setup import GenerationSetup
+    from ragguard.metrics.names import MetricSpec
+    from ragguard.metrics.settings import GenerationSettings
+
+
+def prepare_passes(
+    testset: TestSet,
+    passes: Sequence[RunPass],
+    specs: Sequence[MetricSpec],
+    generation: GenerationSettings | None,
+    *,
+    corpus: str | Path | None = None,
+    origins: Mapping[str, Chunk] | None = None,
+    need_key: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    cache_dir: Path | None = None,
+) -> PreparedPasses:
+    """Set up every pass for scoring with the ``generation`` settings (``None``: retrieval
+    only, nothing set up) before any is judged.
+
+    The corpus is read once, by the first pass: from ``origins`` (the corpus's chunks, when
+    scoring already read them) or from the ``corpus`` file. Each pass's generation inputs
+    are checked and its judge calls planned (:func:`ragguard.judge.setup.generation_setup`);
+    with several passes, ``judge.max_calls`` holds over all of them
+    (:func:`~ragguard.judge.setup.check_repeats_budget`). ``need_key=False`` is a dry run:
+    the judge is built without its API key and no budget is checked. ``progress(done,
+    total)`` follows the judged answers; ``cache_dir`` overrides ``judge.cache``.
+    """
+    setups = None
+    if generation is not None:
+        setups = _set_up(
+            testset, passes, specs, generation, corpus, origins, need_key, progress, cache_dir
+        )
+    return PreparedPasses(testset, tuple(specs), tuple(passes), origins, setups)
+
+
+def _set_up(
+    testset: TestSet,
+    passes: Sequence[RunPass],
+    specs: Sequence[MetricSpec],
+    generation: GenerationSettings,
+    corpus: str | Path | None,
+    origins: Mapping[str, Chunk] | None,
+    need_key: bool,
+    progress: Callable[[int, int], None] | None,
+    cache_dir: Path | None,
+) -> tuple[GenerationSetup, ...]:
+    from ragguard.judge.setup import check_repeats_budget, generation_setup
+
+    texts: Mapping[str, str] | str | Path | None = corpus
+    if origins is not None:
+        texts = corpus_texts(origins)
+    setups: list[GenerationSetup] = []
+    for run_pass in passes:
+        setup = generation_setup(
+            generation,
+            specs,
+            testset,
+            run_pass.checked(),
+            corpus=texts,
+            run_source=run_pass.source,
+            run_lines=run_pass.lines,
+            need_key=need_key,
+            progress=progress,
+            cache_dir=cache_dir,
+        )
+        texts = setup.corpus  # read by the first pass
+        setups.append(setup)
+    if need_key and len(setups) > 1:
+        check_repeats_budget(setups[0], [item for setup in setups for item in setup.items])
+    return tuple(setups)
