@@ -48,13 +48,10 @@ from ragguard.ci.policy import exit_code, status_description, status_state
 from ragguard.ci.publish import publish_fork_run
 from ragguard.ci.rechecking import recheck_comparison
 from ragguard.ci.report import (
-    job_summary,
     post_comment,
-    status_missing_note,
     step_outputs,
     summary_header,
     trend_for,
-    with_trend,
     write_publish,
 )
 from ragguard.ci.salvage import leave_reports, mark_reports
@@ -74,12 +71,17 @@ from ragguard.github import (
     GitHubClient,
     Outcome,
 )
-from ragguard.github.comments import note_at_top, with_outcome
+from ragguard.github.comments import with_outcome
 from ragguard.pipeline.compare import compare_to_baseline
 from ragguard.render import (
     comparison_terminal,
-    render_comment,
-    render_summary,
+)
+from ragguard.render.frame import (
+    Frame,
+    fitted_summary,
+    framed_comment,
+    framed_summary,
+    status_missing_note,
 )
 from ragguard.results.io import write_results
 from ragguard.testset.load import load_testset
@@ -241,11 +243,11 @@ def _evaluate_and_report(
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, baseline_phrase(stored, comparison), changes)
+    frame = Frame(top, trend)
     comment_body = with_outcome(
-        note_at_top(top, with_trend(render_comment(comparison), trend)),
-        Outcome(comparison.verdict, state),
+        framed_comment(comparison, frame), Outcome(comparison.verdict, state)
     )
-    summary = note_at_top(top, with_trend(render_summary(comparison), trend))
+    summary = framed_summary(comparison, frame)
     write_all(
         [
             (out / "comment.md", comment_body),
@@ -263,7 +265,7 @@ def _evaluate_and_report(
         )
     append_summary(
         settings.summary_file,
-        summary_header(stored, activity) + job_summary(summary, comparison, trend),
+        summary_header(stored, activity) + fitted_summary(summary, comparison, frame),
     )
     if status.read_only:
         write_publish(out, target, config.suite, comment_body, status, settings, comparison)

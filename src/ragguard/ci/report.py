@@ -15,7 +15,6 @@ from ragguard.ci.publish import publish_artifact_name, publish_document
 from ragguard.ci.sections import CiOptions
 from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
-from ragguard.ci.trend import trend_markdown
 from ragguard.compare import (
     Comparison,
 )
@@ -30,10 +29,9 @@ from ragguard.github import (
 )
 from ragguard.github.comments import without_outcome
 from ragguard.render import (
-    SUMMARY_LIMIT_BYTES,
     escape_markdown,
-    render_summary,
 )
+from ragguard.render.trend import trend_markdown
 from ragguard.results.model import Results
 
 
@@ -62,15 +60,6 @@ def step_outputs(
     return outputs
 
 
-def status_missing_note(suite: str, failure: str) -> str:
-    """The comment's first lines when the final commit status could not be set."""
-    return (
-        f"> [!WARNING]\n> The commit status `ragguard/{suite}` could not be "
-        f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
-        "once GitHub answers again.\n\n"
-    )
-
-
 def trend_for(
     opts: CiOptions, collab: Collaborators, config: Config, target: Target, head: Results
 ) -> str:
@@ -87,18 +76,6 @@ def trend_for(
     values = {name: summary.value for name, summary in head.summary.items()}
     label = f"#{target.pr}" if target.pr is not None else "this run"
     return trend_markdown(history, values, target.base_branch, head_label=label)
-
-
-def job_summary(full: str, comparison: Comparison, trend: str) -> str:
-    """The full report when it fits GitHub's job summary, else one cut to fit (summary.md
-    on disk keeps the full one)."""
-    if len(full.encode("utf-8")) < SUMMARY_LIMIT_BYTES:
-        return full
-    return with_trend(render_summary(comparison, limit=SUMMARY_LIMIT_BYTES), trend)
-
-
-def with_trend(report: str, trend: str) -> str:
-    return report if not trend else report.rstrip("\n") + "\n\n" + trend
 
 
 def summary_header(stored: StoredBaseline | None, activity: Activity) -> str:

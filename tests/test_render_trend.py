@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragguard.ci.trend import MAX_POINTS, trend_markdown
+from ragguard.render.trend import MAX_POINTS, trend_markdown
 
 
 def line(commit: str, **summary: float | None) -> dict:

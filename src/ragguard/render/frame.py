@@ -1,0 +1,58 @@
+"""The report framed as `ragguard ci` posts it: notes at the top (the commit status that could
+not be set, whose gate judged and what the pull request changes of it), the trend chart at the
+end, and a job summary cut to fit GitHub's limit. The PR comment is built here and in the
+other render modules only; github/ adds its hidden lines (the marker, the outcome) and posts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragguard.compare.model import Comparison
+from ragguard.render.comment import SUMMARY_LIMIT_BYTES, render_comment, render_summary
+from ragguard.render.text import escape_markdown
+
+MARKER_START = "<!-- ragguard:"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What goes around a comparison's report: ``note`` (markdown, first) and ``trend``
+    (the trend chart, last; empty when there is none)."""
+
+    note: str = ""
+    trend: str = ""
+
+    def around(self, report: str) -> str:
+        """``report`` with the note first (after its marker line, when it starts with one)
+        and the trend chart after it."""
+        body = report if not self.trend else report.rstrip("\n") + "\n\n" + self.trend
+        first, newline, rest = body.partition("\n")
+        if first.startswith(MARKER_START):
+            return first + newline + self.note + rest
+        return self.note + body
+
+
+def framed_comment(comparison: Comparison, frame: Frame) -> str:
+    return frame.around(render_comment(comparison))
+
+
+def framed_summary(comparison: Comparison, frame: Frame) -> str:
+    return frame.around(render_summary(comparison))
+
+
+def fitted_summary(full: str, comparison: Comparison, frame: Frame) -> str:
+    """The full summary when it fits GitHub's job summary, else one cut to fit, with the
+    trend chart but without the notes (summary.md on disk keeps the full one)."""
+    if len(full.encode("utf-8")) < SUMMARY_LIMIT_BYTES:
+        return full
+    return Frame(trend=frame.trend).around(render_summary(comparison, limit=SUMMARY_LIMIT_BYTES))
+
+
+def status_missing_note(suite: str, failure: str) -> str:
+    """The comment's first lines when the final commit status could not be set."""
+    return (
+        f"> [!WARNING]\n> The commit status `ragguard/{suite}` could not be "
+        f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
+        "once GitHub answers again.\n\n"
+    )
