@@ -20,7 +20,7 @@ import random
 from dataclasses import replace
 
 from ragguard.compare import FAIL, compare
-from ragguard.gate import GateRules, MetricRule
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
 from ragguard.results.model import Results
 from ragguard.results.records import Chunk, RunRecord

@@ -59,7 +59,7 @@ from pathlib import Path
 from ragguard.compare import FAIL, NEWLY_FAILING, Comparison, compare
 from ragguard.compare.questions import passes, per_question_rule
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.gate import GateRules, MetricRule
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
 from ragguard.results.model import QuestionResult, Results, SentenceVerdict

@@ -29,8 +29,8 @@ import requests
 from _common import environment
 
 from ragguard.judge.client import JudgeClient
-from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet

@@ -63,8 +63,8 @@ from ragguard.demo.pipeline import ABSTAIN_ANSWER, TESTSET_PATH, OrdersDocsPipel
 from ragguard.demo.pipeline import PipelineSettings as DemoSettings
 from ragguard.judge.client import JudgeClient
 from ragguard.judge.prompts import SYSTEM_PROMPT
-from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.load import load_testset

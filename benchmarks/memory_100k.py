@@ -26,7 +26,7 @@ from pathlib import Path
 from _common import environment
 
 from ragguard.compare import compare
-from ragguard.gate import default_gate_rules
+from ragguard.config.sections.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment, render_summary, terminal_report
 from ragguard.results.io import load_results, write_results

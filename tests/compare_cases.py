@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.metrics.faithfulness import hallucination_free_score
 from ragguard.metrics.names import parse_metric_list
 from ragguard.results.model import QuestionResult, Results, SentenceVerdict

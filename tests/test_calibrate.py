@@ -12,7 +12,7 @@ from ragguard.judge.calibrate import (
     load_calibration,
 )
 from ragguard.judge.client import JudgeClient
-from ragguard.judge.settings import JudgeSettings
+from ragguard.metrics.settings import JudgeSettings
 
 CALIBRATION = """\
 - id: a

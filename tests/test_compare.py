@@ -40,7 +40,7 @@ from ragguard.compare import (
     per_question_rule,
 )
 from ragguard.compare.serialise import comparison_json
-from ragguard.gate import GateRules, MetricRule
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment
 from ragguard.results.io import load_results, write_results

@@ -10,7 +10,7 @@ import pytest
 from compare_cases import head_results, results
 from ragguard.compare import FAIL, PASS, compare
 from ragguard.compare.costs import budget_verdict, cost_text
-from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
+from ragguard.config.sections.gate import GateRules, MetricRule, gate_rules_from_mapping
 from ragguard.metrics.names import COST_METRICS, higher_is_better
 from ragguard.metrics.stats import paired_test
 from ragguard.results.model import Results

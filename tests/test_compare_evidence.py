@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragguard.compare import NEWLY_FAILING, compare
-from ragguard.gate import GateRules, default_gate_rules
+from ragguard.config.sections.gate import GateRules, default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run
@@ -59,7 +59,7 @@ def test_a_failing_question_names_the_unlabelled_chunks_new_in_its_top_k() -> No
 
 
 def test_judged_at_k_is_reported_but_not_gated_unless_a_rule_names_it() -> None:
-    from ragguard.gate import MetricRule
+    from ragguard.config.sections.gate import MetricRule
 
     questions = [Question(f"q{i}", "?", {f"a{i}": 1, f"z{i}": 0}) for i in range(12)]
     baseline = _results(

@@ -12,7 +12,7 @@ from ragguard.cli.app import cli
 from ragguard.compare import Comparison, compare
 from ragguard.compare.model import Recheck
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.render import render_comment
 from ragguard.results.io import write_results
 

@@ -23,7 +23,7 @@ from ragguard.compare.model import FLAKY, STABLE_FAIL, STABLE_PASS, Recheck, Run
 from ragguard.compare.questions import pass_tally, passes
 from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.compare.serialise import comparison_json
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment
 from ragguard.render.junit import comparison_junit
 from ragguard.results.io import write_results

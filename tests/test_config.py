@@ -6,11 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.config.model import (
-    DEFAULT_CONCURRENCY,
-    load_config,
-    parse_duration,
-)
+from ragguard.config.load import load_config
+from ragguard.config.model import DEFAULT_CONCURRENCY
+from ragguard.config.reader import parse_duration
 from ragguard.core.errors import InputError
 from ragguard.metrics.names import DEFAULT_METRICS
 
@@ -242,9 +240,9 @@ def test_sections_are_typed_from_the_loaded_config_as_from_the_file(
 ) -> None:
     """generation_settings_of and gate_rules_of type the sections load_config parsed: the
     same settings and, for a mistake, the same one-line error as reading the file again."""
+    from ragguard.config.sections.gate import gate_rules_from_mapping, gate_rules_of
+    from ragguard.config.sections.generation import generation_settings, generation_settings_of
     from ragguard.core.yaml_lines import parse_yaml
-    from ragguard.gate import gate_rules_from_mapping, gate_rules_of
-    from ragguard.judge.settings import generation_settings, generation_settings_of
 
     (suite / "run.jsonl").write_text('{"id": "q1", "retrieved": ["a"]}\n')
     path = write_config(suite, SECTIONS_SUITE.format(extra=extra))

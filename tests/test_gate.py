@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.core.errors import InputError
-from ragguard.core.yaml_lines import parse_yaml
-from ragguard.gate import (
+from ragguard.config.load import load_gate_rules
+from ragguard.config.sections.gate import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_DROP,
     GateRules,
     MetricRule,
     gate_rules_from_mapping,
-    load_gate_rules,
 )
+from ragguard.core.errors import InputError
+from ragguard.core.yaml_lines import parse_yaml
 
 CONFIG = """\
 suite: orders-api

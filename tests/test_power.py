@@ -20,7 +20,7 @@ from ragguard.compare.detectable import (
     questions_needed,
 )
 from ragguard.compare.serialise import comparison_json
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.metrics.stats import mcnemar_exact, sign_flip_p_value
 
 ALPHA = 0.05

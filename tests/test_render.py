@@ -30,8 +30,8 @@ from compare_cases import (
 )
 from ragguard.compare import Comparison, compare
 from ragguard.compare.serialise import comparison_json
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.core.errors import InputError
-from ragguard.gate import GateRules, MetricRule
 from ragguard.render import (
     COMMENT_LIMIT,
     CUT_NOTE,

@@ -21,8 +21,8 @@ from compare_cases import (
     with_sentences,
 )
 from ragguard.compare import Comparison, Provenance, RankChange, compare
+from ragguard.config.sections.gate import GateRules
 from ragguard.demo.walkthrough import compare_demo, run_demo
-from ragguard.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.questions import plain_rank_change, rank_change_text
 from ragguard.render.text import p_phrase, p_text, signed
@@ -121,7 +121,7 @@ def test_a_metric_that_fails_its_floor_shows_even_when_unchanged() -> None:
 
 
 def _rule(**values):
-    from ragguard.gate import MetricRule
+    from ragguard.config.sections.gate import MetricRule
 
     return MetricRule(**values)
 

@@ -9,7 +9,7 @@ from compare_cases import head_results, results
 from ragguard.ci.outputs import metrics_output
 from ragguard.compare import compare
 from ragguard.compare.serialise import comparison_json
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.costs import cost_change, cost_rows
 from test_compare_costs import budgets, with_usage

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ragguard.config.model import load_config
+from ragguard.config.load import load_config
+from ragguard.config.sections.gate import gate_rules_of
+from ragguard.config.sections.generation import generation_settings_of
 from ragguard.core.errors import InputError
 from ragguard.demo.scaffold import (
     DOCS_URL,
@@ -22,8 +24,6 @@ from ragguard.demo.scaffold import (
     write_starter_suite,
     write_workflows,
 )
-from ragguard.gate import gate_rules_of
-from ragguard.judge.settings import generation_settings_of
 
 DOCUMENTED_WORKFLOWS = Path(__file__).resolve().parents[1] / "docs" / "workflows"
 

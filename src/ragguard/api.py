@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Literal
 
 from ragguard.compare import Comparison
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 from ragguard.results.model import Results
 
 PathLike = str | Path
-DEFAULT_CONFIG = "ragguard.yml"
 
 
 def load(path: PathLike) -> Results:
@@ -44,7 +44,7 @@ def score(
     Generation metrics use the methods of ``config``'s sections (offline by default); a judge
     configured there needs its API key in the environment.
     """
-    from ragguard.judge.setup import load_generation_config
+    from ragguard.config.load import load_generation_config
     from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list
     from ragguard.pipeline.reporter import SilentReporter
     from ragguard.pipeline.score import GenerationRequest, load_recorded, score_recorded
@@ -71,14 +71,19 @@ def score(
 
 
 def run(
-    config: PathLike = DEFAULT_CONFIG, *, log: PathLike | None = None, repeat: int | None = None
+    config: PathLike = DEFAULT_CONFIG_NAME,
+    *,
+    log: PathLike | None = None,
+    repeat: int | None = None,
 ) -> Results:
     """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
     run records are not written; the system's stderr goes to ``log`` when given). ``repeat``
     overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times."""
     import sys
 
-    from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat, load_config, with_repeat
+    from ragguard.config.load import load_config
+    from ragguard.config.model import with_repeat
+    from ragguard.config.sections.system import REPEAT_EXPECTED, is_whole_repeat
     from ragguard.pipeline.evaluate import evaluate
     from ragguard.pipeline.reporter import SilentReporter
 
@@ -104,11 +109,12 @@ def compare(
     ``config``'s ``gate:`` section; by default ./ragguard.yml when there is one, as the CLI
     reads it; ``False`` for the documented defaults."""
     from ragguard.compare.baseline import load_baseline
-    from ragguard.gate import default_gate_rules, load_gate_rules
+    from ragguard.config.load import load_gate_rules, local_config
+    from ragguard.config.sections.gate import default_gate_rules
     from ragguard.pipeline.compare import compare_to_baseline
 
-    if config is None and Path(DEFAULT_CONFIG).is_file():
-        config = DEFAULT_CONFIG
+    if config is None:
+        config = local_config()
     rules = default_gate_rules() if not config else load_gate_rules(config)
     head_results = head if isinstance(head, Results) else load(head)
     stored = (

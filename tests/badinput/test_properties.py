@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ragguard.cli.app import cli
-from ragguard.config.model import load_config
+from ragguard.config.load import load_config
 from ragguard.core.errors import InputError
 from ragguard.core.sources import ascii_int, split_lines
 from ragguard.github.events import load_event

@@ -16,8 +16,8 @@ from gfm_browser import BODY_WIDTH, Layout, find_browser, measure
 
 from compare_cases import GOLDEN_CASES, QUESTIONS, head_results, results
 from ragguard.compare import Comparison, compare
+from ragguard.config.sections.gate import GateRules, gate_rules_from_mapping
 from ragguard.demo.walkthrough import compare_demo, run_demo
-from ragguard.gate import GateRules, gate_rules_from_mapping
 from ragguard.render import render_comment, render_summary
 from ragguard.results.usage import Usage
 

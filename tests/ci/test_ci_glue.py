@@ -26,7 +26,8 @@ from ragguard.ci.outputs import parse_output_file
 from ragguard.ci.publish import publish_artifact_name
 from ragguard.ci.rerun import rerun_in_worktree
 from ragguard.ci.settings import CiSettings
-from ragguard.config.model import Config, load_config
+from ragguard.config.load import load_config
+from ragguard.config.model import Config
 from ragguard.core.errors import InputError
 from ragguard.github import GitHubClient, GitHubError, comment_marker, read_event
 from ragguard.results.model import Results

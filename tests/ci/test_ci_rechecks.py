@@ -130,8 +130,8 @@ def test_recheck_0_turns_rechecks_off(
 def test_bad_recheck_settings_are_one_line_errors(
     live_suite: tuple[Path, str], gate: str, message: str
 ) -> None:
-    from ragguard.config.model import load_config
-    from ragguard.gate import gate_rules_of
+    from ragguard.config.load import load_config
+    from ragguard.config.sections.gate import gate_rules_of
 
     root, module = live_suite
     write_live_config(root, module, f"gate:\n  {gate}\n")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ragguard.ci.sections import ci_options
+from ragguard.ci.options import ci_options
 from ragguard.ci.settings import CiSettings
-from ragguard.config.model import load_config
+from ragguard.config.load import load_config
 from ragguard.core.errors import InputError
 from ragguard.github import GitHubSettings, read_event
 

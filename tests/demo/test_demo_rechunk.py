@@ -5,9 +5,9 @@ cuts the sentences apart reads as one."""
 from __future__ import annotations
 
 from ragguard.compare import FAIL, NEWLY_FAILING, PASS, compare
+from ragguard.config.sections.gate import default_gate_rules
 from ragguard.demo.pipeline import PipelineSettings
 from ragguard.demo.walkthrough import BASELINE, demo_testset, run_pipeline
-from ragguard.gate import default_gate_rules
 
 RETRIEVAL = ("hit_rate@1", "hit_rate@3", "recall@5", "mrr", "ndcg@3")
 

@@ -26,11 +26,11 @@ from faults_fixtures import (
 
 from ragguard.ci.glue import run_ci
 from ragguard.compare import compare
+from ragguard.config.sections.gate import default_gate_rules
 from ragguard.core.exits import EXIT_ERROR
-from ragguard.gate import default_gate_rules
 from ragguard.judge.client import JudgeClient
-from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.render import render_comment
 from ragguard.results.model import Results
 from ragguard.results.records import Chunk, RunRecord

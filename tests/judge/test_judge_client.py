@@ -15,7 +15,7 @@ from fake_openai import FakeOpenAI
 from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache
 from ragguard.judge.client import JudgeClient, JudgeItem
-from ragguard.judge.settings import JudgeSettings
+from ragguard.metrics.settings import JudgeSettings
 from ragguard.metrics.text import segment
 
 PASSAGE = (

@@ -11,8 +11,8 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from ragguard.judge.client import JudgeClient
-from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet
@@ -306,7 +306,7 @@ def test_judge_errors_are_shown_in_the_table(tmp_path, ragguard_cli, monkeypatch
 
 def test_judge_errors_beyond_max_error_rate_make_the_verdict_error(tmp_path):
     from ragguard.compare import compare
-    from ragguard.gate import default_gate_rules
+    from ragguard.config.sections.gate import default_gate_rules
 
     testset = TestSet(tuple(question(f"q{i}") for i in range(4)))
     records = {f"q{i}": record(f"q{i}", f"{ANSWER} Case {i}.") for i in range(4)}
@@ -416,7 +416,8 @@ def test_a_judge_that_recovers_gives_the_same_results_as_a_healthy_one(script):
 
 def test_a_cache_dir_override_moves_the_judge_cache(tmp_path, monkeypatch):
     """The action's cache-dir input (and `ragguard run --cache-dir`) wins over judge.cache."""
-    from ragguard.judge.setup import load_generation_config, prepare_generation
+    from ragguard.config.load import load_generation_config
+    from ragguard.pipeline.score import prepare_generation
     from ragguard.results.records import load_run
     from ragguard.testset.load import load_testset
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from ragguard.config.sections.generation import generation_settings
 from ragguard.core.errors import InputError
 from ragguard.core.yaml_lines import parse_yaml
-from ragguard.judge.settings import DEFAULT_CACHE, generation_settings
+from ragguard.metrics.settings import DEFAULT_CACHE
 
 
 def settings(text: str, path: str = "/repo/ragguard.yml", **kwargs):

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from ragguard.judge.settings import GenerationSettings, JudgeSettings
 from ragguard.metrics.names import parse_metric_list
+from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.results.io import results_from_dict
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.scoring.score import score_run

@@ -34,7 +34,7 @@ from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import action_outputs, output_block, parse_output_file, write_outputs
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import Comparison, Provenance, compare
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.github import GitHubClient, Outcome, comment_marker, read_event
 from ragguard.github.comments import outcome_of
 from ragguard.render import (

@@ -27,7 +27,7 @@ from ragguard.ci.masks import ci_secrets, mask_secrets
 from ragguard.cli.app import cli
 from ragguard.github import GitHubClient, GitHubError, GitHubSettings
 from ragguard.judge.client import JudgeClient, JudgeItem
-from ragguard.judge.settings import JudgeSettings
+from ragguard.metrics.settings import JudgeSettings
 from ragguard.metrics.text import segment
 
 TOKEN = "ghs_secretTokenForTheSecurityTest0001"

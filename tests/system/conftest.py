@@ -15,7 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from ragguard.config.model import Config, load_config
+from ragguard.config.load import load_config
+from ragguard.config.model import Config
 from ragguard.system import build_adapter
 from ragguard.system.outcome import RunOutcome
 from ragguard.system.pool import run_questions

@@ -25,7 +25,7 @@ from ragguard.ci.activity import (
 from ragguard.ci.collaborators import CiOutcome, Collaborators
 from ragguard.ci.outputs import append_summary, write_outputs
 from ragguard.ci.settings import CiSettings
-from ragguard.config.model import load_config
+from ragguard.config.load import ConfigFile, load_config
 from ragguard.core.exits import EXIT_OK
 from ragguard.github import CommentOutcome, PullInfo
 from ragguard.github.comments import note_at_top
@@ -158,9 +158,12 @@ def _refusal_reply(command: Command, suite: str, why: str) -> str:
     )
 
 
-def accept_command(settings: CiSettings, collab: Collaborators, activity: Activity) -> CiOutcome:
-    """A ``/ragguard accept`` comment: honoured or refused, and either way on record."""
-    config = load_config(settings.config)  # the default branch's: issue_comment runs there
+def accept_command(
+    settings: CiSettings, collab: Collaborators, activity: Activity, file: ConfigFile
+) -> CiOutcome:
+    """A ``/ragguard accept`` comment: honoured or refused, and either way on record
+    (``file``: ``settings.config``, parsed once for the whole run)."""
+    config = load_config(file)  # the default branch's: issue_comment runs there
     event = settings.event
     assert activity.pr is not None
     command = Command(

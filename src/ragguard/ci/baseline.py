@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragguard.ci.collaborators import BaselineStore, Collaborators, Target
+from ragguard.ci.options import CiOptions
 from ragguard.ci.parts import merge_shard_results
-from ragguard.ci.sections import CiOptions
 from ragguard.ci.settings import CiSettings
 from ragguard.compare import (
     ERROR,

@@ -43,6 +43,7 @@ from ragguard.ci.baseline import (
     save_baseline,
 )
 from ragguard.ci.collaborators import CiOutcome, Collaborators, Target
+from ragguard.ci.options import CiOptions, ci_options
 from ragguard.ci.outputs import append_summary, write_outputs
 from ragguard.ci.policy import exit_code, status_description, status_state
 from ragguard.ci.publish import publish_fork_run
@@ -55,18 +56,18 @@ from ragguard.ci.report import (
     write_publish,
 )
 from ragguard.ci.salvage import leave_reports, mark_reports
-from ragguard.ci.sections import CiOptions, ci_options
 from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.target_gate import trusted_gate, trusted_options
 from ragguard.ci.trusted import baseline_changes, gate_note
 from ragguard.compare.serialise import comparison_json
-from ragguard.config.model import Config, load_config, with_repeat
+from ragguard.config.load import ConfigFile, load_config
+from ragguard.config.model import Config, with_repeat
+from ragguard.config.sections.gate import GateRules
 from ragguard.core.errors import InputError
 from ragguard.core.exits import EXIT_ERROR, EXIT_OK
 from ragguard.core.files import write_all
-from ragguard.gate import GateRules, gate_rules_of
 from ragguard.github import (
     GitHubClient,
     Outcome,
@@ -87,8 +88,15 @@ from ragguard.results.io import write_results
 from ragguard.testset.load import load_testset
 
 
-def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
-    """Run the activity the event calls for; raises InputError on bad input."""
+def run_ci(
+    settings: CiSettings, collaborators: Collaborators, config_file: ConfigFile | None = None
+) -> CiOutcome:
+    """Run the activity the event calls for; raises InputError on bad input.
+
+    ``config_file``: ``settings.config`` as the caller already read it (the CLI reads it
+    first for the log masks), so that the file is parsed once; else it is read here.
+    """
+    file = config_file or ConfigFile(settings.config)
     log = collaborators.log
     activity = choose_activity(settings.event, settings.mode, settings.pr)
     log(f"ragguard: {activity.why}")
@@ -100,9 +108,9 @@ def run_ci(settings: CiSettings, collaborators: Collaborators) -> CiOutcome:
         return CiOutcome(None, "", EXIT_OK, None, None, False)
     if activity.kind == ACCEPT:
         _refuse_shard_inputs(settings)
-        return accept_command(settings, collaborators, activity)
-    config = with_repeat(load_config(settings.config), settings.repeat)
-    rules = gate_rules_of(config)
+        return accept_command(settings, collaborators, activity, file)
+    config = with_repeat(load_config(file), settings.repeat)
+    rules = config.gate
     opts = ci_options(settings, config)
     if not settings.parts:  # a broken test set is found before any request to GitHub
         load_testset(config.testset)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragguard.core.errors import InputError
+
+if TYPE_CHECKING:
+    from ragguard.config.load import ConfigFile
 
 MIN_MASK_LENGTH = 4  # masking "a" or "ok" would blank out half the log
 
@@ -29,19 +33,24 @@ def mask_secrets(values: Iterable[str | None], emit: Callable[[str], object]) ->
     return len(lines)
 
 
-def ci_secrets(env: Mapping[str, str], token: str | None, config: Path | None) -> list[str]:
+def ci_secrets(
+    env: Mapping[str, str], token: str | None, config: ConfigFile | Path | None
+) -> list[str]:
     """The secrets a `ragguard ci` step holds: the GitHub token and the judge's API key.
 
-    The key's variable is named by ``judge.api_key_env`` in the config; a config that cannot
-    be read yields no key here (the run reports the mistake itself, in one line).
+    The key's variable is named by ``judge.api_key_env`` in the config (``config``: the
+    :class:`~ragguard.config.load.ConfigFile` the run then loads, so the file is parsed
+    once); a config that cannot be read yields no key here (the run reports the mistake
+    itself, in one line).
     """
-    from ragguard.judge.settings import generation_settings
-    from ragguard.judge.setup import load_generation_config
+    from ragguard.config.load import ConfigFile
+    from ragguard.config.sections.generation import generation_settings
 
     found = [token]
+    file = ConfigFile(config) if isinstance(config, Path) else config
     try:
-        raw, source = load_generation_config(config)
-        judge = generation_settings(raw, source).judge if raw is not None else None
+        raw = file.document() if file is not None else None
+        judge = generation_settings(raw, str(file.path)).judge if raw is not None else None
     except InputError:
         judge = None
     if judge is not None and judge.api_key_env:

@@ -35,11 +35,11 @@ from typing import Any
 from ragguard.ci.collaborators import CiOutcome, Collaborators
 from ragguard.ci.outputs import append_summary, write_outputs
 from ragguard.ci.settings import ADVISORY, BINDING, CiSettings
+from ragguard.config.sections.ci import DEFAULT_COMMENT_MODE
 from ragguard.core.errors import InputError
 from ragguard.core.exits import EXIT_OK
 from ragguard.core.sources import parse_json_value
 from ragguard.github import (
-    DEFAULT_COMMENT_MODE,
     GitHubClient,
     Outcome,
     comment_marker,

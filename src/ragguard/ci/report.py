@@ -9,10 +9,10 @@ from ragguard.ci.activity import (
     Activity,
 )
 from ragguard.ci.collaborators import Collaborators, Target
+from ragguard.ci.options import CiOptions
 from ragguard.ci.outputs import action_outputs, append_summary
 from ragguard.ci.policy import status_state
 from ragguard.ci.publish import publish_artifact_name, publish_document
-from ragguard.ci.sections import CiOptions
 from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
 from ragguard.compare import (

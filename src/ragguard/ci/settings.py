@@ -13,16 +13,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat
+from ragguard.config.load import DEFAULT_CONFIG_NAME
+from ragguard.config.sections.ci import BASELINE_STORES, COMMENT_MODES
+from ragguard.config.sections.system import REPEAT_EXPECTED, is_whole_repeat
 from ragguard.core.errors import InputError
 from ragguard.core.files import check_writable
 from ragguard.core.sources import ascii_int, bad_path
-from ragguard.github import COMMENT_MODES, EventContext, GitHubSettings, load_event
+from ragguard.github import EventContext, GitHubSettings, load_event
 from ragguard.github.connection import settings_from_env
 from ragguard.testset.shards import Shard, parse_shard
 
 MODES = ("auto", "pull-request", "baseline", "evaluate", "publish")
-BASELINE_STORES = ("branch", "artifact", "file", "none")
 FAIL_ON = ("fail", "warn", "never")
 ADVISORY, BINDING = "advisory", "binding"
 FORK_VERDICTS = (ADVISORY, BINDING)
@@ -182,9 +183,9 @@ def read_settings(env: Mapping[str, str]) -> CiSettings:
     return CiSettings(
         github=github,
         event=event,
-        config=Path(_input(env, "config", "ragguard.yml")),
+        config=Path(_input(env, "config", DEFAULT_CONFIG_NAME)),
         mode=_choice(env, "mode", MODES, "auto"),
-        comment_mode=_choice(env, "comment-mode", tuple(COMMENT_MODES), "") or None,
+        comment_mode=_choice(env, "comment-mode", COMMENT_MODES, "") or None,
         baseline_store=_choice(env, "baseline-store", BASELINE_STORES, "") or None,
         baseline_branch=_input(env, "baseline-branch") or None,
         baseline_file=_path(_input(env, "baseline-file")),

@@ -3,16 +3,17 @@ read through the API (the checkout is the pull request's), and where its baselin
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from ragguard.ci.activity import PULL_REQUEST, Activity
 from ragguard.ci.collaborators import Collaborators, Target
-from ragguard.ci.sections import CiOptions, ci_options
+from ragguard.ci.options import CiOptions, merged_options
 from ragguard.ci.settings import CiSettings
-from ragguard.ci.trusted import GateSource, choose_gate, target_document
+from ragguard.ci.trusted import GateSource, choose_gate
+from ragguard.config.load import target_document
 from ragguard.config.model import Config
-from ragguard.gate import GateRules
+from ragguard.config.sections.ci import ci_sections
+from ragguard.config.sections.gate import GateRules
 
 
 def trusted_gate(
@@ -45,7 +46,7 @@ def trusted_options(
     fail against. The action's inputs still win (docs/compare.md, "The trusted gate")."""
     if gate is None or gate.sections is None:
         return None
-    return ci_options(settings, replace(config, path=Path(gate.where), sections=gate.sections))
+    return merged_options(settings, ci_sections(gate.sections, Path(gate.where)), config.root)
 
 
 def gate_origin(source: GateSource, where: str) -> str:

@@ -8,7 +8,8 @@ counts, see ``gate.on_removed``). What the pull request changes is listed at the
 comment and takes effect once merged. ``gate.rules_from: pull-request`` in the *target*
 branch's ragguard.yml opts out (the pull request's copy of that key is itself a change).
 
-Pure: rules and a comparison in, values and markdown out; ci/target_gate.py reads the file.
+Pure: rules and a comparison in, values and markdown out; ci/target_gate.py fetches the
+target's copy and config/load.py parses it (:func:`~ragguard.config.load.target_document`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragguard.compare import REMOVED, Comparison
-from ragguard.core.errors import InputError
-from ragguard.core.yaml_lines import LineDict, parse_yaml
-from ragguard.gate import GateRules, MetricRule, gate_rules_from_mapping
+from ragguard.config.sections.gate import GateRules, MetricRule, gate_rules_from_mapping
+from ragguard.core.yaml_lines import LineDict
 from ragguard.render import escape_markdown
 from ragguard.render.text import and_more
 
@@ -41,22 +41,10 @@ class GateSource:
     where: str = ""  # how errors name the target's copy
 
 
-def target_document(content: bytes, where: str) -> LineDict:
-    """The target branch's ragguard.yml (``content``) parsed; ``where`` names it in errors."""
-    try:
-        text = content.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(where, "is not UTF-8 text; fix the target branch's copy") from None
-    data = parse_yaml(text, where)
-    if data is None:
-        return LineDict()
-    if not isinstance(data, LineDict):
-        raise InputError(where, "expected a mapping at the top; fix the target branch's copy")
-    return data
-
-
 def target_rules(document: Mapping[str, Any], where: str) -> GateRules:
-    """The gate rules of the target branch's parsed ragguard.yml."""
+    """The gate rules of the target branch's parsed ragguard.yml (its ``gate:`` section
+    typed as the local file's is; a section that is no mapping is reported without a line,
+    since the target's copy is not validated as a whole)."""
     return gate_rules_from_mapping(document.get("gate"), where)
 
 

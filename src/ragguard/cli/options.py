@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def config_option(
 
 
 def _check_repeat(_ctx: click.Context, _param: click.Parameter, value: int | None) -> int | None:
-    from ragguard.config.model import REPEAT_EXPECTED, is_whole_repeat
+    from ragguard.config.sections.system import REPEAT_EXPECTED, is_whole_repeat
 
     if value is not None and not is_whole_repeat(value):
         raise click.BadParameter(f"{REPEAT_EXPECTED}, found {value}")
@@ -55,9 +56,6 @@ def parse_metrics_option(value: str | None) -> tuple[MetricSpec, ...]:
         raise InputError("--metrics", str(exc)) from None
 
 
-DEFAULT_CONFIG = "ragguard.yml"
-
-
 def _warn(line: str) -> None:
     click.echo(f"ragguard: warning: {line}", err=True)
 
@@ -65,7 +63,7 @@ def _warn(line: str) -> None:
 def _judge_config(config_file: Path | None, use_judge: bool) -> Path | None:
     """The ragguard.yml to read generation settings from: --config, or ./ragguard.yml for --judge."""
     if config_file is None and use_judge:
-        default = Path("ragguard.yml")
+        default = Path(DEFAULT_CONFIG_NAME)
         if not default.exists():
             raise InputError("--judge", "needs a judge: section; pass --config ragguard.yml")
         return default

@@ -80,7 +80,7 @@ from ragguard.compare.questions import (
 from ragguard.compare.stability import repeat_summary
 from ragguard.compare.tags import tag_breakdown
 from ragguard.compare.verdict import exit_code, gate_reasons, overall_verdict
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.results.model import Results
 
 __all__ = [

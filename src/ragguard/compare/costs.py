@@ -12,8 +12,8 @@ timeout's latency is the timeout).
 * ``tokens`` / ``cost``: the mean per answer, with the same paired test and a bootstrap
   interval of the mean paired change.
 
-Budgets (gate.py): ``max`` fails a head value above it; ``max_increase`` fails a significant
-rise of more than that share of the baseline.
+Budgets (config/sections/gate.py): ``max`` fails a head value above it; ``max_increase``
+fails a significant rise of more than that share of the baseline.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from ragguard.compare.metrics import bootstrap_for  # the per-n cache the quality metrics share
 from ragguard.compare.model import EPSILON, FAIL, PASS, MetricComparison
-from ragguard.gate import GateRules, MetricRule
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS
 from ragguard.metrics.stats import PairedTest, mean, paired_test, percentile
 from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, QuestionResult, Results

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ragguard.compare.model import EPSILON, FAIL, PASS, WARN, MetricComparison
 from ragguard.compare.questions import id_order
-from ragguard.gate import GateRules, MetricRule
+from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.stats import (
     JOINT_MAX_QUESTIONS,
     Bootstrap,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ragguard.compare.detectable import Detectable
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.results.model import (
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,

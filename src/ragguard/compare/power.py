@@ -19,7 +19,7 @@ from ragguard.compare.detectable import (
 )
 from ragguard.compare.metrics import PairList, can_fail_on_a_drop, is_binary_metric
 from ragguard.compare.model import FAILED_STATUSES, MetricComparison
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.results.model import QuestionResult, Results, run_count, runs_of
 
 

@@ -24,7 +24,7 @@ from ragguard.compare.model import (
     Unlabelled,
 )
 from ragguard.compare.pairing import rescore_under, retrieval_spec
-from ragguard.gate import GateRules
+from ragguard.config.sections.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
 from ragguard.results.model import QuestionResult, RepeatRun, Results, run_count, runs_of
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 from ragguard.core.files import write_all
 from ragguard.core.resources import workflows_dir
@@ -212,7 +213,7 @@ def add_gitignore_lines(path: Path) -> Path | None:
 
 def next_steps(suite: str, config_path: Path, workflows: bool) -> list[str]:
     """What init prints after the files: the first run, and what to protect on GitHub."""
-    config = "" if config_path == Path("ragguard.yml") else f" -c {config_path}"
+    config = "" if config_path == Path(DEFAULT_CONFIG_NAME) else f" -c {config_path}"
     steps = [
         f"next: `ragguard run{config}` scores the example; then point `system:` in "
         f"{config_path} at your system and `testset:` at your questions",

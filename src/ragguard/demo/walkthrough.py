@@ -12,9 +12,9 @@ from pathlib import Path
 
 from ragguard.compare import Comparison
 from ragguard.config.model import RunSettings
+from ragguard.config.sections.gate import default_gate_rules
 from ragguard.core.files import write_all, write_report
 from ragguard.demo.pipeline import TESTSET_PATH, OrdersDocsPipeline, PipelineSettings
-from ragguard.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.pipeline.compare import compare_to_baseline

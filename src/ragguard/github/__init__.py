@@ -6,8 +6,6 @@ value type or a pure helper it uses.
 
 from ragguard.github.artifactstore import ArtifactBaselineStore, artifact_name
 from ragguard.github.client import GitHubClient
-from ragguard.github.comments import DEFAULT_MODE as DEFAULT_COMMENT_MODE
-from ragguard.github.comments import MODES as COMMENT_MODES
 from ragguard.github.comments import CommentOutcome, Outcome, comment_marker
 from ragguard.github.connection import GitHubSettings, connect, settings_from_env
 from ragguard.github.databranch import DATA_BRANCH, DataBranchStore, SaveReport, StoredBaseline
@@ -22,9 +20,7 @@ from ragguard.github.pulls import PullInfo
 from ragguard.github.statuses import status_context
 
 __all__ = [
-    "COMMENT_MODES",
     "DATA_BRANCH",
-    "DEFAULT_COMMENT_MODE",
     "ArtifactBaselineStore",
     "BaselineConflictError",
     "CommentOutcome",

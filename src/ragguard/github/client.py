@@ -16,6 +16,7 @@ from github.Repository import Repository
 
 import github
 from github import GithubException
+from ragguard.config.sections.ci import COMMENT_MODES
 from ragguard.github.artifacts import (
     ArtifactRef,
     RunRef,
@@ -24,7 +25,6 @@ from ragguard.github.artifacts import (
     run_ref,
 )
 from ragguard.github.comments import (
-    MODES,
     CommentOutcome,
     Outcome,
     comment_marker,
@@ -137,8 +137,8 @@ class GitHubClient:
         """
         marker = comment_marker(suite)
         text = with_marker(body, marker, outcome)
-        if mode not in MODES:
-            raise ValueError(f"comment mode {mode!r} is not one of {', '.join(MODES)}")
+        if mode not in COMMENT_MODES:
+            raise ValueError(f"comment mode {mode!r} is not one of {', '.join(COMMENT_MODES)}")
         if mode == "off":
             return CommentOutcome("skipped")
         issue = self.repo.get_issue(number)

@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-NEW_ON_WORSE = "new-on-worse"
-MODES = (NEW_ON_WORSE, "update", "new", "on-regression", "off")
-DEFAULT_MODE = NEW_ON_WORSE
+from ragguard.config.sections.ci import COMMENT_MODES, NEW_ON_WORSE
+
 RED_STATES = ("failure", "error")
 _OUTCOME = re.compile(r"<!-- ragguard:outcome verdict=([a-z]+) state=([a-z]+) -->")
 MAX_BODY = 65536
@@ -158,8 +157,8 @@ def find_sticky(
 def plan_comment(mode: str, existing: bool, regressed: bool, worse: bool = False) -> str:
     """Decide ``create``, ``update``, ``replace`` (create, then minimise the old) or ``skip``
     from the mode, what exists, and whether the outcome turned worse than the old comment's."""
-    if mode not in MODES:
-        raise ValueError(f"comment mode {mode!r} is not one of {', '.join(MODES)}")
+    if mode not in COMMENT_MODES:
+        raise ValueError(f"comment mode {mode!r} is not one of {', '.join(COMMENT_MODES)}")
     if mode == "off":
         return "skip"
     if mode == "new":

@@ -34,7 +34,6 @@ from requests.adapters import HTTPAdapter
 from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
-from ragguard.judge.settings import JudgeSettings
 from ragguard.judge.usage import (
     CHARS_PER_TOKEN,
     COMPLETION_TOKENS_BASE,
@@ -43,6 +42,7 @@ from ragguard.judge.usage import (
     Usage,
 )
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome, JudgeVerdict
+from ragguard.metrics.settings import JudgeSettings
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0

@@ -1,11 +1,11 @@
 """Wiring generation metrics for a command: settings, corpus, judge client, dry-run plan.
 
-``ragguard run`` has the generation settings typed from its loaded config
-(:func:`~ragguard.judge.settings.generation_settings_of`) and calls :func:`generation_setup`;
-``ragguard score`` reads them from its ``--config`` through :func:`prepare_generation`. Both
-then pass :meth:`GenerationSetup.score_kwargs` to ``score_run``. Input problems (a chunk
-without text, no answers at all, a budget too small, a missing API key) are
-:class:`InputError` before anything is spent.
+The generation settings come typed from the config (:attr:`Config.generation
+<ragguard.config.model.Config.generation>` for ``ragguard run``; the generation sections of
+``ragguard score``'s ``--config``, :class:`~ragguard.pipeline.score.GenerationRequest`):
+nothing here reads ragguard.yml. :func:`generation_setup` checks a pass's inputs and builds
+the judge; pass :meth:`GenerationSetup.score_kwargs` to ``score_run``. Input problems (a chunk without text, no answers at all, a budget too small,
+a missing API key) are :class:`InputError` before anything is spent.
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragguard.core.errors import InputError
-from ragguard.core.sources import read_text
-from ragguard.core.yaml_lines import parse_yaml
-from ragguard.judge.settings import generation_settings
 from ragguard.metrics.generation import judge_items, missing_text
 from ragguard.metrics.judging import JudgeItem
 from ragguard.metrics.names import MetricSpec
@@ -64,51 +61,6 @@ def progress_printer(write: Callable[[str], None], steps: int = 10) -> Callable[
             write(f"judge: {done}/{total} answers")
 
     return report
-
-
-def load_generation_config(path: str | Path | None) -> tuple[Mapping[str, Any] | None, str]:
-    """The parsed ragguard.yml (line numbers kept) and its path, or (None, "ragguard.yml").
-
-    For the commands whose ``--config`` need only hold generation sections (``score``,
-    ``calibrate``), so it is not validated as a whole suite by ``load_config``.
-    """
-    if path is None:
-        return None, "ragguard.yml"
-    return parse_yaml(read_text(path, what="config file"), path), str(path)
-
-
-def prepare_generation(
-    specs: Sequence[MetricSpec],
-    testset: TestSet,
-    records: Mapping[str, RunRecord],
-    *,
-    raw_config: Mapping[str, Any] | None,
-    config_source: str,
-    corpus: Mapping[str, str] | str | Path | None = None,
-    run_source: str = "run",
-    run_lines: Mapping[str, int] | None = None,
-    use_judge: bool = False,
-    environ: Mapping[str, str] | None = None,
-    need_key: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    cache_dir: Path | None = None,
-) -> GenerationSetup:
-    """Read the generation settings from ``raw_config`` (``use_judge``: every generation
-    metric by the judge), then :func:`generation_setup`."""
-    settings = generation_settings(raw_config, config_source, judge_override=use_judge)
-    return generation_setup(
-        settings,
-        specs,
-        testset,
-        records,
-        corpus=corpus,
-        run_source=run_source,
-        run_lines=run_lines,
-        environ=environ,
-        need_key=need_key,
-        progress=progress,
-        cache_dir=cache_dir,
-    )
 
 
 def generation_setup(

@@ -1,8 +1,8 @@
 """The typed generation settings scoring works with: a method per metric and the judge's.
 
 Plain data, read from ragguard.yml's ``faithfulness:``, ``answer_relevance:``,
-``abstention:`` and ``judge:`` sections by the judge package's ``generation_settings``. They
-live here, beside the metrics, so that scoring takes them without importing the judge.
+``abstention:`` and ``judge:`` sections by ``config/sections/generation.py``. They live here,
+beside the metrics, so that scoring and the judge take them without importing the config.
 :class:`JudgeSettings` is here too because :class:`GenerationSettings` carries it and its
 fingerprint makes two judged runs comparable.
 """

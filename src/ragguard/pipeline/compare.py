@@ -16,8 +16,8 @@ from ragguard.compare import Comparison, compare
 from ragguard.compare.baseline import BaselineFile, load_baseline
 from ragguard.compare.detectable import Detectable
 from ragguard.compare.power import is_repeated, results_power
+from ragguard.config.sections.gate import GateRules
 from ragguard.core.errors import InputError
-from ragguard.gate import GateRules
 from ragguard.results.io import load_results
 from ragguard.results.model import Results
 

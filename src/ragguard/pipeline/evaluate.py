@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragguard.config.model import MAX_REPEAT, Config, RunSettings
+from ragguard.config.model import Config, RunSettings
+from ragguard.config.sections.system import MAX_REPEAT
 from ragguard.core.files import check_writable
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings

@@ -9,7 +9,7 @@ generation or judge modules (most of a short run's start-up).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,12 +18,13 @@ from ragguard.core.errors import InputError
 from ragguard.pipeline.passes import prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
-from ragguard.results.records import Run
+from ragguard.results.records import Run, RunRecord
 from ragguard.scoring.labels import corpus_origins
 from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 
 if TYPE_CHECKING:
+    from ragguard.judge.setup import GenerationSetup
     from ragguard.judge.usage import Usage as JudgeUsage
     from ragguard.metrics.names import MetricSpec
     from ragguard.metrics.settings import GenerationSettings
@@ -45,16 +46,54 @@ class GenerationRequest:
     dry_run: bool = False
 
     def settings(self) -> GenerationSettings:
-        from ragguard.judge.settings import generation_settings
+        from ragguard.config.sections.generation import generation_settings
 
         return generation_settings(
             self.raw_config, self.config_source, judge_override=self.use_judge
         )
 
     def min_coverage(self) -> float:
-        from ragguard.config.model import min_coverage_of
+        from ragguard.config.sections.suite import min_coverage_of
 
         return min_coverage_of(self.raw_config, self.config_source)
+
+
+def prepare_generation(
+    specs: Sequence[MetricSpec],
+    testset: TestSet,
+    records: Mapping[str, RunRecord],
+    *,
+    raw_config: Mapping[str, Any] | None,
+    config_source: str,
+    corpus: Mapping[str, str] | str | Path | None = None,
+    run_source: str = "run",
+    run_lines: Mapping[str, int] | None = None,
+    use_judge: bool = False,
+    environ: Mapping[str, str] | None = None,
+    need_key: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    cache_dir: Path | None = None,
+) -> GenerationSetup:
+    """One run's generation metrics set up from a parsed ragguard.yml: the settings typed as
+    :meth:`GenerationRequest.settings` types them (``use_judge``: every generation metric by
+    the judge), then :func:`~ragguard.judge.setup.generation_setup`. (:func:`score_recorded`
+    sets up every pass of a run at once, through ``prepare_passes``.)"""
+    from ragguard.judge.setup import generation_setup
+
+    settings = GenerationRequest(raw_config, config_source, use_judge=use_judge).settings()
+    return generation_setup(
+        settings,
+        specs,
+        testset,
+        records,
+        corpus=corpus,
+        run_source=run_source,
+        run_lines=run_lines,
+        environ=environ,
+        need_key=need_key,
+        progress=progress,
+        cache_dir=cache_dir,
+    )
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.questions import id_order
 from ragguard.compare.verdict import evaluation_errors
-from ragguard.gate import METRIC_MAX_DROP
+from ragguard.config.sections.gate import METRIC_MAX_DROP
 from ragguard.render.costs import cost_rows
 from ragguard.render.questions import GROUP_IDS_SHOWN, failing_questions, one_line_why
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, milliseconds

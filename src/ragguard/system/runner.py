@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from ragguard.config.model import Config, RunSettings
-from ragguard.judge.settings import generation_settings_of
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord
 from ragguard.system import build_adapter
@@ -119,7 +118,7 @@ def run_config(
     testset = selection.testset if selection else whole
     if only is not None:
         testset = replace(testset, questions=tuple(q for q in testset.questions if q.id in only))
-    generation = generation_settings_of(config)
+    generation = config.generation
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
         adapter.check_known(whole.questions)

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from ragguard.cli.options import (
-    DEFAULT_CONFIG,
     config_option,
 )
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 
 
@@ -19,7 +19,7 @@ def baseline_group() -> None:
 
 
 @baseline_group.command("fetch")
-@config_option("The suite's ragguard.yml (for its suite name).", default=DEFAULT_CONFIG)
+@config_option("The suite's ragguard.yml (for its suite name).", default=DEFAULT_CONFIG_NAME)
 @click.option("--suite", help="The suite (default: suite: in the config).")
 @click.option("--branch", default="main", show_default=True, help="The target branch.")
 @click.option("--commit", help="The baseline of this commit (a sha or a unique prefix).")
@@ -45,7 +45,7 @@ def baseline_fetch(
 ) -> None:
     """Fetch the stored baseline of a branch (the newest) or of a commit, with git."""
     from ragguard.compare.baseline import load_baseline
-    from ragguard.config.model import load_config
+    from ragguard.config.load import load_config
     from ragguard.core.files import write_report
     from ragguard.github.fetch import fetch_baseline
 

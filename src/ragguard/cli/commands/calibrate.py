@@ -33,6 +33,8 @@ def calibrate_command(
 ) -> None:
     """Agreement of the lexical method (and the judge) with human faithfulness verdicts,
     from a calibration set, or from a test set's meta.human verdicts on a run's answers."""
+    from ragguard.config.load import load_generation_config
+    from ragguard.config.sections.generation import generation_settings
     from ragguard.judge.calibrate import (
         by_kind,
         items_from_run,
@@ -43,7 +45,6 @@ def calibrate_command(
         report_lines,
     )
     from ragguard.judge.client import JudgeClient
-    from ragguard.judge.settings import generation_settings
     from ragguard.results.records import load_corpus
     from ragguard.testset.formats import load_run_file
     from ragguard.testset.load import load_testset
@@ -59,8 +60,6 @@ def calibrate_command(
         recorded = load_run_file(run)
         texts = load_corpus(corpus) if corpus else None
         items = items_from_run(loaded, recorded.records, texts)
-    from ragguard.judge.setup import load_generation_config
-
     raw_config, source = load_generation_config(_judge_config(config_file, use_judge))
     settings = generation_settings(raw_config, source, judge_override=use_judge)
     results = {"lexical": lexical_agreements(items, settings.threshold)}

@@ -42,12 +42,14 @@ def _run_ci(mode: str | None, repeat: int | None = None) -> None:
     from ragguard.ci.glue import run_ci
     from ragguard.ci.masks import ci_secrets, mask_secrets
     from ragguard.ci.settings import read_settings
+    from ragguard.config.load import ConfigFile
     from ragguard.core.git import git_commit_time
     from ragguard.github import GitHubClient, GitHubError
 
     settings = read_settings(os.environ)
+    config_file = ConfigFile(settings.config)  # parsed once, for the masks and the run
     if os.environ.get("GITHUB_ACTIONS") == "true":  # masks first, before anything is logged
-        mask_secrets(ci_secrets(os.environ, settings.github.token, settings.config), click.echo)
+        mask_secrets(ci_secrets(os.environ, settings.github.token, config_file), click.echo)
     if mode is not None:
         settings = dataclasses.replace(settings, mode=mode)
     if repeat is not None:  # --repeat over the action's repeat input
@@ -66,7 +68,7 @@ def _run_ci(mode: str | None, repeat: int | None = None) -> None:
         ),
     )
     try:
-        outcome = run_ci(settings, collaborators)
+        outcome = run_ci(settings, collaborators, config_file)
     except GitHubError as exc:
         click.echo(f"ragguard: error: {exc}", err=True)
         raise SystemExit(EXIT_ERROR) from None

@@ -10,7 +10,6 @@ import click
 if TYPE_CHECKING:
     from ragguard.compare.model import Comparison
 from ragguard.cli.options import (
-    DEFAULT_CONFIG,
     config_option,
 )
 
@@ -60,13 +59,13 @@ def compare_command(
     Exit 0 pass or warn, 1 fail, 2 bad input, 3 error or incomparable (as fail).
     """
     from ragguard.compare import exit_code
+    from ragguard.config.load import load_gate_rules, local_config
     from ragguard.core.files import write_all
-    from ragguard.gate import load_gate_rules
     from ragguard.pipeline.compare import compare_files, report_files
     from ragguard.render import comparison_terminal
 
-    if config_path is None and Path(DEFAULT_CONFIG).is_file():
-        config_path = Path(DEFAULT_CONFIG)  # the rules `run` and CI use, so the verdicts agree
+    if config_path is None:
+        config_path = local_config()  # the rules `run` and CI use, so the verdicts agree
     comparison = compare_files(
         baseline_file,
         head_file,
@@ -121,14 +120,14 @@ def power_command(results_file: Path, baseline_file: Path | None, config_path: P
     test finds with 80% power at the gate's alpha, and the questions max_drop would need."""
     from tabulate import tabulate
 
-    from ragguard.gate import load_gate_rules
+    from ragguard.config.load import load_gate_rules, local_config
     from ragguard.pipeline.compare import detectable_drops
     from ragguard.render.power import power_table, too_small_lines
     from ragguard.render.text import printable
     from ragguard.results.io import load_results
 
-    if config_path is None and Path(DEFAULT_CONFIG).is_file():
-        config_path = Path(DEFAULT_CONFIG)
+    if config_path is None:
+        config_path = local_config()
     rules = load_gate_rules(config_path)
     found = detectable_drops(load_results(results_file), baseline_file, rules)
     power, source = found.metrics, found.source

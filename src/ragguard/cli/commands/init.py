@@ -9,10 +9,11 @@ import click
 from ragguard.cli.options import (
     config_option,
 )
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 
 
 @click.command()
-@config_option("Where to write the starter config.", default="ragguard.yml")
+@config_option("Where to write the starter config.", default=DEFAULT_CONFIG_NAME)
 @click.option(
     "--workflows",
     "workflows_dir",

@@ -10,12 +10,13 @@ from ragguard.cli.options import (
     config_option,
     repeat_option,
 )
+from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core import interrupts
 from ragguard.core.exits import EXIT_ERROR
 
 
 @click.command("run")
-@config_option("The suite's ragguard.yml.", default="ragguard.yml")
+@config_option("The suite's ragguard.yml.", default=DEFAULT_CONFIG_NAME)
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -51,7 +52,8 @@ def run_command(
     """Run the system under test over the test set, score it and print the table."""
     import time
 
-    from ragguard.config.model import load_config, with_repeat
+    from ragguard.config.load import load_config
+    from ragguard.config.model import with_repeat
     from ragguard.core.files import check_writable
     from ragguard.core.git import current_commit
     from ragguard.pipeline.evaluate import RunFiles, evaluate

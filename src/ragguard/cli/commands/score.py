@@ -88,7 +88,7 @@ def score(
 
     generation = None
     if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
-        from ragguard.judge.setup import load_generation_config
+        from ragguard.config.load import load_generation_config
 
         raw_config, config_source = load_generation_config(_judge_config(config_file, use_judge))
         generation = GenerationRequest(raw_config, config_source, corpus, use_judge, dry_run)

@@ -20,17 +20,14 @@ are lower-is-better and take budgets instead, only under ``gate.metrics``:
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragguard.config.model import Config, load_config, parse_duration
+from ragguard.config.reader import Reader, parse_duration
 from ragguard.core.errors import InputError
 from ragguard.core.sources import is_finite_number, shown, type_name
-from ragguard.core.yaml_lines import LineDict
 from ragguard.metrics.names import (
     COST_METRICS,
     LATENCY_METRICS,
@@ -38,6 +35,9 @@ from ragguard.metrics.names import (
     parse_metric,
 )
 from ragguard.metrics.names import GENERATION as GENERATION_METRICS
+
+if TYPE_CHECKING:
+    from ragguard.config.model import Config
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_DROP = 0.05
@@ -72,7 +72,6 @@ MAX_RECHECK = 20
 MULTIPLE_TESTING_CHOICES = ("max_t", "off")
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 BUDGET_KEYS = ("max", "max_increase", "alpha")
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +140,7 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
     """
     if data is None:
         return GateRules(source=str(source))
-    reader = _Reader(source)
+    reader = Reader(source)
     if not isinstance(data, Mapping):
         raise InputError(
             source, f"expected a mapping, found {type_name(data)}", line=line, key="gate"
@@ -173,7 +172,7 @@ def gate_rules_from_mapping(data: Any, source: str | Path, line: int | None = No
 
 
 def _metric_rules(
-    reader: _Reader, section: Mapping[str, Any], default: MetricRule
+    reader: Reader, section: Mapping[str, Any], default: MetricRule
 ) -> dict[str, MetricRule]:
     if section.get("metrics") is None:
         return {}
@@ -181,7 +180,7 @@ def _metric_rules(
     rules: dict[str, MetricRule] = {}
     for name, raw in rules_map.items():
         path = f"gate.metrics.{name}"
-        metric = reader.metric_name(name, path, rules_map)
+        metric = _metric_name(reader, name, path, rules_map)
         rule = reader.mapping(raw, path, rules_map, key=str(name))
         if metric in COST_METRICS:
             rules[metric] = _budget_rule(reader, rule, path, metric, default)
@@ -200,7 +199,7 @@ def _metric_rules(
 
 
 def _budget_rule(
-    reader: _Reader, rule: Mapping[str, Any], path: str, metric: str, default: MetricRule
+    reader: Reader, rule: Mapping[str, Any], path: str, metric: str, default: MetricRule
 ) -> MetricRule:
     """A cost metric's budgets (lower is better: no ``min`` or ``max_drop`` here)."""
     reader.known_keys(rule, BUDGET_KEYS, path)
@@ -208,18 +207,18 @@ def _budget_rule(
         max_drop=1.0,
         warn_drop=None,
         alpha=reader.alpha(rule, "alpha", path, default.alpha),
-        max=reader.budget(rule, path, metric),
+        max=_budget(reader, rule, path, metric),
         max_increase=reader.percentage(rule, "max_increase", path),
     )
 
 
-def _per_question(reader: _Reader, section: Mapping[str, Any]) -> dict[str, float] | None:
+def _per_question(reader: Reader, section: Mapping[str, Any]) -> dict[str, float] | None:
     if section.get("per_question") is None:
         return None
     rule = reader.mapping(section["per_question"], "gate.per_question", section)
     thresholds: dict[str, float] = {}
     for name in rule:
-        metric = reader.metric_name(name, f"gate.per_question.{name}", rule)
+        metric = _metric_name(reader, name, f"gate.per_question.{name}", rule)
         if metric in COST_METRICS:
             raise reader.error(
                 "a cost metric has no per-question threshold; give it budgets under "
@@ -233,174 +232,51 @@ def _per_question(reader: _Reader, section: Mapping[str, Any]) -> dict[str, floa
     return thresholds
 
 
-class _Reader:
-    """Typed access to the gate section with errors naming the file, line and key."""
-
-    def __init__(self, source: str | Path) -> None:
-        self.source = str(source)
-
-    def line(self, container: Any, key: str | None = None) -> int | None:
-        if isinstance(container, LineDict):
-            if key is not None and key in container.key_lines:
-                return container.key_lines[key]
-            return container.line or None
+def _budget(reader: Reader, section: Mapping[str, Any], path: str, metric: str) -> float | None:
+    """``max``: seconds for latency (``2.5``, ``2.5s``, ``800ms``), else a number >= 0."""
+    value = section.get("max")
+    if value is None:
         return None
-
-    def error(self, message: str, key: str, container: Any, item: str | None = None) -> InputError:
-        return InputError(self.source, message, line=self.line(container, item), key=key)
-
-    def mapping(
-        self, value: Any, path: str, parent: Any, key: str | None = None
-    ) -> Mapping[str, Any]:
-        if isinstance(value, Mapping):
-            return value
-        item = key if key is not None else path.rsplit(".", 1)[-1]
-        raise self.error(f"expected a mapping, found {type_name(value)}", path, parent, item)
-
-    def known_keys(self, section: Mapping[str, Any], allowed: tuple[str, ...], path: str) -> None:
-        for key in section:
-            if key not in allowed:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise self.error(
-                    f"unknown key; {hint}allowed: {', '.join(allowed)}",
-                    f"{path}.{key}",
-                    section,
-                    str(key),
-                )
-
-    def fraction(
-        self, section: Mapping[str, Any], key: str, path: str, default: float | None
-    ) -> float | None:
-        value = section.get(key)
-        if value is None:
-            return default
-        if not is_finite_number(value) or not 0.0 <= value <= 1.0:
-            found = repr(value) if is_finite_number(value) else type_name(value)
-            raise self.error(
-                f"expected a number from 0 to 1 (metric values are fractions), found {found}",
-                f"{path}.{key}",
-                section,
-                key,
-            )
-        return float(value)
-
-    def alpha(
-        self, section: Mapping[str, Any], key: str, path: str, default: float | None
-    ) -> float | None:
-        if key not in section:
-            return default
-        value = section[key]
-        if value is False or value == "off":
-            return None
-        if not is_finite_number(value) or not 0.0 < value < 1.0:
-            raise self.error(
-                "expected a significance level between 0 and 1 (e.g. 0.05), or off",
-                f"{path}.{key}",
-                section,
-                key,
-            )
-        return float(value)
-
-    def percentage(self, section: Mapping[str, Any], key: str, path: str) -> float | None:
-        """``20%`` as 0.2; a bare number is refused (is 20 a share or 2000%?)."""
-        value = section.get(key)
-        if value is None:
-            return None
-        found = _PERCENT.match(value) if isinstance(value, str) else None
-        if found is None:
-            raise self.error(
-                f"expected a percentage of the baseline such as 20%, found {shown(value)}",
-                f"{path}.{key}",
-                section,
-                key,
-            )
-        return float(found.group(1)) / 100.0
-
-    def budget(self, section: Mapping[str, Any], path: str, metric: str) -> float | None:
-        """``max``: seconds for latency (``2.5``, ``2.5s``, ``800ms``), else a number >= 0."""
-        value = section.get("max")
-        if value is None:
-            return None
-        if metric in LATENCY_METRICS:
-            seconds = parse_duration(value)
-            if seconds is None:
-                raise self.error(
-                    f"expected a duration such as 2.5s or 800ms (or seconds as a number), "
-                    f"found {shown(value)}",
-                    f"{path}.max",
-                    section,
-                    "max",
-                )
-            return seconds
-        if not is_finite_number(value) or value < 0:
-            unit = "tokens per answer" if metric == "tokens" else "cost per answer"
-            raise self.error(
-                f"expected a non-negative number ({unit}), found {shown(value)}",
+    if metric in LATENCY_METRICS:
+        seconds = parse_duration(value)
+        if seconds is None:
+            raise reader.error(
+                f"expected a duration such as 2.5s or 800ms (or seconds as a number), "
+                f"found {shown(value)}",
                 f"{path}.max",
                 section,
                 "max",
             )
-        return float(value)
+        return seconds
+    if not is_finite_number(value) or value < 0:
+        unit = "tokens per answer" if metric == "tokens" else "cost per answer"
+        raise reader.error(
+            f"expected a non-negative number ({unit}), found {shown(value)}",
+            f"{path}.max",
+            section,
+            "max",
+        )
+    return float(value)
 
-    def choice(
-        self, section: Mapping[str, Any], key: str, path: str, choices: tuple[str, ...]
-    ) -> str:
-        value = section.get(key, choices[0])
-        if value not in choices:
-            raise self.error(
-                f"expected one of {', '.join(choices)}, found {value!r}",
-                f"{path}.{key}",
-                section,
-                key,
-            )
-        return value
 
-    def boolean(self, section: Mapping[str, Any], key: str, path: str, default: bool) -> bool:
-        value = section.get(key, default)
-        if not isinstance(value, bool):
-            raise self.error(
-                f"expected true or false, found {type_name(value)}", f"{path}.{key}", section, key
-            )
-        return value
-
-    def count(
-        self, section: Mapping[str, Any], key: str, path: str, default: int, most: int
-    ) -> int:
-        value = section.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
-            raise self.error(
-                f"expected a whole number from 0 (off) to {most}, found {value!r}",
-                f"{path}.{key}",
-                section,
-                key,
-            )
-        return value
-
-    def metric_name(self, name: Any, path: str, container: Any) -> str:
-        text = str(name)
-        if text in GENERATION_METRICS or text in COST_METRICS:
-            return text
-        try:
-            return parse_metric(text).name
-        except MetricNameError as exc:
-            raise self.error(
-                f"{exc}; generation metrics: {', '.join(GENERATION_METRICS)}; "
-                f"cost metrics: {', '.join(COST_METRICS)}",
-                path,
-                container,
-                text,
-            ) from None
+def _metric_name(reader: Reader, name: Any, path: str, container: Any) -> str:
+    text = str(name)
+    if text in GENERATION_METRICS or text in COST_METRICS:
+        return text
+    try:
+        return parse_metric(text).name
+    except MetricNameError as exc:
+        raise reader.error(
+            f"{exc}; generation metrics: {', '.join(GENERATION_METRICS)}; "
+            f"cost metrics: {', '.join(COST_METRICS)}",
+            path,
+            container,
+            text,
+        ) from None
 
 
 def gate_rules_of(config: Config) -> GateRules:
-    """The gate rules of a loaded ragguard.yml, typed from its parsed ``gate:`` section
-    (:func:`~ragguard.config.model.load_config` already checked that it is a mapping)."""
+    """The gate rules of a loaded ragguard.yml (:attr:`Config.gate <ragguard.config.model.Config.gate>`),
+    typed from its parsed ``gate:`` section (:func:`~ragguard.config.load.load_config` already
+    checked that it is a mapping)."""
     return gate_rules_from_mapping(config.sections.get("gate"), config.path)
-
-
-def load_gate_rules(config_path: str | Path | None) -> GateRules:
-    """The gate rules of a ragguard.yml (through config.load_config), or the defaults."""
-    if config_path is None:
-        return default_gate_rules()
-    return gate_rules_of(load_config(config_path))

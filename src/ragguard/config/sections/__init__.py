@@ -1,0 +1,1 @@
+"""The sections of ragguard.yml, each typed by its own module through config/reader.py."""
