@@ -30,7 +30,8 @@ def test_the_metrics_and_scoring_do_not_import_the_judge() -> None:
 
 
 def test_the_judge_modules_re_export_the_metrics_types() -> None:
-    from ragguard.judge import client, prompts, settings
+    from ragguard.config.sections import generation as settings
+    from ragguard.judge import client, prompts
     from ragguard.metrics import judging
     from ragguard.metrics import settings as core_settings
 
