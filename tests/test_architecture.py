@@ -1,6 +1,6 @@
 """The architecture kept by a machine (docs/architecture.md): the import contracts in
-.importlinter hold, and they catch a violation; git runs in one module; ragguard.yml is parsed
-in one module; no module is long."""
+.importlinter hold, and they catch a violation; no two modules import each other in a circle
+when they load; git runs in one module; no module is long."""
 
 from __future__ import annotations
 
@@ -65,6 +65,73 @@ def test_the_contracts_catch_an_import_that_breaks_them(
 
     assert done.returncode != 0, done.stdout
     assert "BROKEN" in done.stdout and line.split()[-1] in done.stdout
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def load_time_imports(path: Path) -> set[str]:
+    """The ragguard modules ``path`` imports when it loads: its top-level imports, not those
+    inside functions (imported when called) or under ``if TYPE_CHECKING:``."""
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.startswith("ragguard")}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = {module_of(path): path for path in python_files()}
+    return {
+        name: {target for target in load_time_imports(path) if target in modules and target != name}
+        for name, path in modules.items()
+    }
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
 
 
 def test_git_runs_only_in_core_git() -> None:

@@ -11,19 +11,14 @@ import pytest
 
 from compare_cases import QUESTIONS, head_results, results
 from ragguard.ci.options import CiOptions
-from ragguard.ci.trusted import (
-    baseline_changes,
-    choose_gate,
-    gate_changes,
-    gate_note,
-    target_rules,
-)
+from ragguard.ci.trusted import choose_gate, target_rules
 from ragguard.compare import compare
 from ragguard.config.load import target_document
 from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.core.errors import InputError
 from ragguard.core.git import git_repo_path
 from ragguard.core.yaml_lines import LineDict
+from ragguard.render.gate_note import baseline_changes, gate_changes, gate_note
 
 WHERE = "ragguard.yml on main at 0123456789ab"
 

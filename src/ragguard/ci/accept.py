@@ -31,6 +31,7 @@ from ragguard.github import CommentOutcome, PullInfo
 from ragguard.github.comments import note_at_top
 from ragguard.github.statuses import StatusInfo
 from ragguard.render import escape_markdown
+from ragguard.render.notes import acceptance_note, refusal_reply
 
 WRITE_PERMISSIONS = ("admin", "write")  # the API reports maintain as write
 REASON_LIMIT = 100  # the status description holds 140 characters in all
@@ -85,7 +86,7 @@ def accept(github: AcceptGitHub, command: Command, suite: str) -> Acceptance:
     """Check the commenter and the head's result; on success set the status and record it."""
     refusal, head = _refusal(github, command, suite)
     if refusal:
-        github.reply(command.pr, _refusal_reply(command, suite, refusal))
+        github.reply(command.pr, refusal_reply(command.login, suite, refusal))
         return Acceptance(False, f"not accepted: {refusal}", head)
     assert head is not None
     reason = reason_of(command.body)
@@ -141,21 +142,6 @@ def _judged_after(status: StatusInfo, commented_at: str | None) -> bool:
     except ValueError:
         return False
     return judged > said
-
-
-def acceptance_note(login: str, head: str, reason: str, suite: str) -> str:
-    """The sticky comment's record: who, for which commit, and why (the reason escaped)."""
-    return (
-        f"> [!NOTE]\n> **Accepted by @{login}** for commit `{head[:12]}`: "
-        f"{escape_markdown(reason, 500)}\n> The status `ragguard/{suite}` is set to success "
-        "for this commit only; a new push is judged afresh.\n\n"
-    )
-
-
-def _refusal_reply(command: Command, suite: str, why: str) -> str:
-    return (
-        f"@{command.login} ragguard did not accept the regression of `ragguard/{suite}`: {why}.\n"
-    )
 
 
 def accept_command(

@@ -20,22 +20,8 @@ from ragguard.github import (
     ArtifactBaselineStore,
     StoredBaseline,
 )
-from ragguard.render import (
-    escape_markdown,
-)
 from ragguard.results.io import load_results, results_from_dict
 from ragguard.results.model import Results
-
-
-def baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> str:
-    """Which stored baseline the comparison used and how old it is, for the comment's top."""
-    if stored is None:
-        return "no baseline (none saved for the target branch yet)"
-    which = "the merge base's baseline" if stored.exact else "the newest baseline"
-    commit = f"commit `{escape_markdown(stored.commit[:12], 12)}`" if stored.commit else "a commit"
-    age = comparison.provenance.age
-    old = f", {escape_markdown(age, 40)} older than this run" if age else ""
-    return f"{which}: {commit} on {escape_markdown(stored.branch, 100)}{old}"
 
 
 def head_results(

@@ -36,7 +36,6 @@ from ragguard.ci.activity import (
 )
 from ragguard.ci.baseline import (
     baseline_file,
-    baseline_phrase,
     fetch_baseline,
     git_of,
     head_results,
@@ -51,7 +50,6 @@ from ragguard.ci.rechecking import recheck_comparison
 from ragguard.ci.report import (
     post_comment,
     step_outputs,
-    summary_header,
     trend_for,
     write_publish,
 )
@@ -60,7 +58,6 @@ from ragguard.ci.settings import CiSettings
 from ragguard.ci.status import StatusReporter
 from ragguard.ci.superseded import head_moved
 from ragguard.ci.target_gate import trusted_gate, trusted_options
-from ragguard.ci.trusted import baseline_changes, gate_note
 from ragguard.compare.serialise import comparison_json
 from ragguard.config.load import ConfigFile, load_config
 from ragguard.config.model import Config, with_repeat
@@ -79,11 +76,14 @@ from ragguard.render import (
 )
 from ragguard.render.frame import (
     Frame,
+    baseline_phrase,
     fitted_summary,
     framed_comment,
     framed_summary,
     status_missing_note,
+    summary_header,
 )
+from ragguard.render.gate_note import baseline_changes, gate_note
 from ragguard.results.io import write_results
 from ragguard.testset.load import load_testset
 
@@ -273,7 +273,7 @@ def _evaluate_and_report(
         )
     append_summary(
         settings.summary_file,
-        summary_header(stored, activity) + fitted_summary(summary, comparison, frame),
+        summary_header(activity.why, stored) + fitted_summary(summary, comparison, frame),
     )
     if status.read_only:
         write_publish(out, target, config.suite, comment_body, status, settings, comparison)

@@ -46,6 +46,7 @@ from ragguard.github import (
 )
 from ragguard.github.pulls import PullInfo
 from ragguard.render import COMMENT_LIMIT, comment_length, printable
+from ragguard.render.notes import fork_note
 from ragguard.render.text import ZERO_WIDTH_SPACE
 
 PUBLISH_SCHEMA = "ragguard.publish/1"
@@ -261,7 +262,9 @@ def publish_run(
         outcome = github.upsert_comment(
             pull.number,
             report.suite,
-            fork_comment(report, fork_verdicts),
+            with_note_under_marker(
+                report.comment, report.suite, fork_note(fork_verdicts == BINDING)
+            ),
             mode=comment_mode,
             regressed=report.state != "success",
             outcome=Outcome(report.verdict, state),
@@ -322,21 +325,6 @@ def fork_status(report: Report, fork_verdicts: str) -> tuple[str, str]:
     return report.state, f"fork run says {verdict} (advisory)"
 
 
-def fork_comment(report: Report, fork_verdicts: str) -> str:
-    """The inert comment with a note under its marker: who wrote it and what it decides."""
-    marker = comment_marker(report.suite)
-    note = (
-        "> [!NOTE]\n> Posted from a fork's run: this report was produced by the pull "
-        "request's own code."
-    )
-    if fork_verdicts != BINDING:
-        note += (
-            " Its verdict is advisory until a maintainer re-evaluates the pull request "
-            "(workflow_dispatch with its number and reviewed head sha)."
-        )
-    return marker + "\n" + note + "\n" + report.comment[len(marker) :]
-
-
 def publish_fork_run(settings: CiSettings, collab: Collaborators) -> CiOutcome:
     event = settings.event
     if event.run_id is None or not event.run_head_sha:
@@ -363,3 +351,9 @@ def publish_fork_run(settings: CiSettings, collab: Collaborators) -> CiOutcome:
         "### ragguard publish\n\n" + ("\n".join(lines) or "Nothing to publish.") + "\n",
     )
     return CiOutcome(None, states, EXIT_OK, None, None, False)
+
+
+def with_note_under_marker(comment: str, suite: str, note: str) -> str:
+    """``comment`` (starting with the suite's marker) with ``note`` right under the marker."""
+    marker = comment_marker(suite)
+    return marker + "\n" + note + "\n" + comment[len(marker) :]

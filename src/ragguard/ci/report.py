@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ragguard.ci.activity import (
-    Activity,
-)
 from ragguard.ci.collaborators import Collaborators, Target
 from ragguard.ci.options import CiOptions
 from ragguard.ci.outputs import action_outputs, append_summary
@@ -25,12 +22,8 @@ from ragguard.github import (
     GitHubError,
     Outcome,
     ReadOnlyTokenError,
-    StoredBaseline,
 )
 from ragguard.github.comments import without_outcome
-from ragguard.render import (
-    escape_markdown,
-)
 from ragguard.render.trend import trend_markdown
 from ragguard.results.model import Results
 
@@ -76,15 +69,6 @@ def trend_for(
     values = {name: summary.value for name, summary in head.summary.items()}
     label = f"#{target.pr}" if target.pr is not None else "this run"
     return trend_markdown(history, values, target.base_branch, head_label=label)
-
-
-def summary_header(stored: StoredBaseline | None, activity: Activity) -> str:
-    """Which activity ran and which stored baseline it used (the report says its age)."""
-    line = f"ragguard: {escape_markdown(activity.why)}."
-    if stored is not None:
-        which = "the merge base's baseline" if stored.exact else "the newest baseline"
-        line += f" Compared with {which}: commit `{stored.commit[:12]}` on `{stored.branch}`."
-    return line + "\n\n"
 
 
 def post_comment(

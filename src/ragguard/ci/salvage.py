@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ragguard.ci.outputs import write_outputs
 from ragguard.github import GitHubError
-from ragguard.render import comment_marker, escape_markdown
+from ragguard.render.notes import error_comment
 
 RESULTS, COMMENT, COMPARISON = "results.json", "comment.md", "comparison.json"
 Marks = Mapping[str, tuple[int, int, int] | None]
@@ -58,7 +58,9 @@ def leave_reports(
         comment = results_dir / COMMENT
         if _fresh(results_dir, COMMENT, before) is None:
             results_dir.mkdir(parents=True, exist_ok=True)
-            comment.write_text(error_comment(suite, failure, results), encoding="utf-8")
+            comment.write_text(
+                error_comment(suite, failure, results is not None, RESULTS), encoding="utf-8"
+            )
         write_outputs(
             output_file,
             {
@@ -72,18 +74,6 @@ def leave_reports(
         log(f"ragguard: could not leave the report files: {exc}")
         return
     log(f"ragguard: report files kept: {comment}" + (f", {results}" if results else ""))
-
-
-def error_comment(suite: str, failure: BaseException, results: Path | None) -> str:
-    """A short report for a run that did not get as far as rendering its own."""
-    message = " ".join(str(failure).split()) or type(failure).__name__
-    where = f"`{RESULTS}` was written" if results else f"no `{RESULTS}` was written"
-    return (
-        f"{comment_marker(suite)}\n"
-        f"### 🛑 ragguard · {escape_markdown(suite, 100)}: **error**\n\n"
-        f"ragguard could not finish: {escape_markdown(message, 500)}\n\n"
-        f"{where}; the job log has the details.\n"
-    )
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

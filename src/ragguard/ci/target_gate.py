@@ -9,11 +9,11 @@ from ragguard.ci.activity import PULL_REQUEST, Activity
 from ragguard.ci.collaborators import Collaborators, Target
 from ragguard.ci.options import CiOptions, merged_options
 from ragguard.ci.settings import CiSettings
-from ragguard.ci.trusted import GateSource, choose_gate
+from ragguard.ci.trusted import choose_gate
 from ragguard.config.load import target_document
 from ragguard.config.model import Config
 from ragguard.config.sections.ci import ci_sections
-from ragguard.config.sections.gate import GateRules
+from ragguard.config.sections.gate import GateRules, GateSource
 
 
 def trusted_gate(

@@ -7,12 +7,21 @@ other render modules only; github/ adds its hidden lines (the marker, the outcom
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from ragguard.compare.model import Comparison
 from ragguard.render.comment import SUMMARY_LIMIT_BYTES, render_comment, render_summary
 from ragguard.render.text import escape_markdown
 
 MARKER_START = "<!-- ragguard:"
+
+
+class StoredBaseline(Protocol):
+    """What the words need of a stored baseline (github.databranch.StoredBaseline has it)."""
+
+    exact: bool  # the merge base's own baseline, not the newest
+    commit: str
+    branch: str
 
 
 @dataclass(frozen=True)
@@ -56,3 +65,24 @@ def status_missing_note(suite: str, failure: str) -> str:
         f"set ({escape_markdown(failure)}): a required check waits for it. Re-run this job "
         "once GitHub answers again.\n\n"
     )
+
+
+def baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> str:
+    """Which stored baseline the comparison used and how old it is, for the comment's top."""
+    if stored is None:
+        return "no baseline (none saved for the target branch yet)"
+    which = "the merge base's baseline" if stored.exact else "the newest baseline"
+    commit = f"commit `{escape_markdown(stored.commit[:12], 12)}`" if stored.commit else "a commit"
+    age = comparison.provenance.age
+    old = f", {escape_markdown(age, 40)} older than this run" if age else ""
+    return f"{which}: {commit} on {escape_markdown(stored.branch, 100)}{old}"
+
+
+def summary_header(why: str, stored: StoredBaseline | None) -> str:
+    """Which activity ran (``why``) and which stored baseline it used (the report says its
+    age), the job summary's first line."""
+    line = f"ragguard: {escape_markdown(why)}."
+    if stored is not None:
+        which = "the merge base's baseline" if stored.exact else "the newest baseline"
+        line += f" Compared with {which}: commit `{stored.commit[:12]}` on `{stored.branch}`."
+    return line + "\n\n"

@@ -38,6 +38,7 @@ from ragguard.metrics.names import GENERATION as GENERATION_METRICS
 
 if TYPE_CHECKING:
     from ragguard.config.model import Config
+    from ragguard.core.yaml_lines import LineDict
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_MAX_DROP = 0.05
@@ -280,3 +281,16 @@ def gate_rules_of(config: Config) -> GateRules:
     typed from its parsed ``gate:`` section (:func:`~ragguard.config.load.load_config` already
     checked that it is a mapping)."""
     return gate_rules_from_mapping(config.sections.get("gate"), config.path)
+
+
+@dataclass(frozen=True)
+class GateSource:
+    """The rules a run is judged by, and where they came from (for the comment)."""
+
+    rules: GateRules
+    origin: str  # "target", "pull-request" (rules_from), "no-target" (not on the target yet)
+    branch: str | None = None
+    commit: str | None = None
+    proposed: GateRules | None = None  # the pull request's own rules, when they differ in origin
+    sections: LineDict | None = None  # the target's ragguard.yml, when its rules apply
+    where: str = ""  # how errors name the target's copy
