@@ -149,3 +149,19 @@ def test_a_teams_own_pytest_fails_as_the_gate_would(tmp_path: Path) -> None:
     junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
     assert 'failures="1"' in junit and "ragguard gate" in junit
     assert json.dumps("test_regressed")[1:-1] in junit
+
+
+def test_the_documented_names_import_from_where_docs_api_md_says(tmp_path) -> None:
+    """docs/api.md: InputError from ragguard.errors, Results from ragguard.results,
+    Comparison from ragguard.compare; the API raises the documented InputError."""
+    from ragguard.compare import Comparison
+    from ragguard.errors import InputError
+    from ragguard.results import QuestionResult, Results
+
+    assert (Results.__name__, QuestionResult.__name__, Comparison.__name__) == (
+        "Results",
+        "QuestionResult",
+        "Comparison",
+    )
+    with pytest.raises(InputError):
+        api.load(tmp_path / "missing.json")

@@ -4,7 +4,7 @@
 ``run`` runs a suite's system and scores it (``ragguard run``), ``compare`` compares two
 results under a suite's gate (``ragguard compare``), and ``report`` renders a comparison as
 the terminal text, the PR comment or the job summary. Bad input raises
-:class:`ragguard.core.errors.InputError` with the same one-line message the CLI prints.
+:class:`ragguard.errors.InputError` with the same one-line message the CLI prints.
 See docs/api.md.
 """
 
