@@ -475,6 +475,38 @@ def test_without_a_stored_baseline_rerun_evaluates_the_merge_base_in_a_worktree(
     assert f"Baseline: commit {base[:12]}" in comment.body
 
 
+def test_the_baseline_rerun_works_with_the_actions_default_relative_inputs(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """action.yml runs `ragguard ci` in working-directory with config ragguard.yml and
+    results-dir ragguard-results, both relative: the rerun in its worktree (another folder)
+    must write where this process then reads."""
+    (suite / "ragguard.yml").write_text(CONFIG + "baseline: {rerun: true}\n")
+    git = GitRepo.create(suite, REPOSITORY)
+    base = git.commit({".gitignore": "ragguard-results/\n"}, "Suite with the good run")
+    git.switch("feature", create=True)
+    git.commit({"eval/run.jsonl": BAD_RUN}, "A worse run")
+    mirror(fake, fake_repo, git, "main", "feature")
+    number = fake.add_pull(fake_repo, "feature").number
+    monkeypatch.chdir(suite)
+    settings = replace(
+        settings_for(fake, suite, "pull_request", pull_event(fake_repo, number)),
+        config=Path("ragguard.yml"),
+        results_dir=Path("ragguard-results"),
+    )
+    lines: list[str] = []
+    collab = collaborators(settings, lines)
+    collab.rerun = lambda *args: rerun_in_worktree(*args)
+
+    outcome = run_ci(settings, collab)
+
+    assert not any("the baseline rerun failed" in line for line in lines), lines
+    assert outcome.comparison is not None and not outcome.comparison.baseline_missing
+    assert outcome.comparison.provenance.commit == base
+    assert (outcome.state, outcome.exit_code) == ("failure", 1)
+    assert (suite / "ragguard-results" / "baseline-rerun.json").is_file()
+
+
 BATCH_DOWN_AFTER_TWO = """\
 import json, sys, time
 

@@ -66,7 +66,9 @@ def _run_there(
     if not config_path.exists():
         log(f"ragguard: no baseline rerun: {commit[:12]} has no {config_path.name} there")
         return None
-    results_path = out / "baseline-rerun.json"
+    # absolute: the rerun runs in the worktree, and a relative results-dir (the action's
+    # default) would otherwise name a folder there, not the one this process reads
+    results_path = (out / "baseline-rerun.json").resolve()
     log(f"ragguard: no stored baseline; evaluating the merge base {commit[:12]} in a worktree")
     done = subprocess.run(
         [
