@@ -14,7 +14,13 @@ import pytest
 from ragguard.config.model import RunSettings
 from ragguard.results.records import Chunk, RunRecord
 from ragguard.system.base import Answer, SystemFailure, TransientFailure
-from ragguard.system.outcome import VERDICT_ERROR, VERDICT_OK, allowed_failures, run_failure_lines
+from ragguard.system.outcome import (
+    VERDICT_ERROR,
+    VERDICT_OK,
+    RunOutcome,
+    allowed_failures,
+    run_failure_lines,
+)
 from ragguard.system.pool import BACKOFF_BASE, MAX_RETRY_AFTER, early_stop_for, run_questions
 from ragguard.system.progress import BarProgress, LogProgress, make_progress
 from ragguard.system.runner import LineLog
@@ -539,3 +545,16 @@ def test_the_terminal_bar_shows_n_of_n_and_the_failures() -> None:
     frames = terminal.getvalue().split("\r")
     assert any(frame.endswith("3/10  1 failed") for frame in frames), frames
     assert "10/10  2 failed" in frames[-1]
+
+
+def test_an_interrupted_run_counts_the_questions_it_never_asked() -> None:
+    """Stopped after 24 of 60 questions, none failed: 36 have no answer, so the verdict is
+    error (it said "ok: 0/60 questions failed" beside "36 missing")."""
+    answered = {f"q{i}": RunRecord(f"q{i}", (), "an answer") for i in range(24)}
+    outcome = RunOutcome(answered, total=60, max_error_rate=0.05, interrupted=True)
+
+    assert outcome.verdict == VERDICT_ERROR
+    assert outcome.verdict_line() == (
+        "run verdict: error: 36/60 questions without a good answer (60.0%: 0 failed, "
+        "36 missing), above max_error_rate 5.0%"
+    )

@@ -184,3 +184,35 @@ def test_a_judge_that_keeps_failing_in_ci_ends_in_an_error_status_with_every_que
     [posted] = comments_on(repo, number)
     assert "HTTP 503" in posted and SUITE in posted
     assert "sk-faults" not in posted and "sk-faults" not in json.dumps(left.results)
+
+
+def test_ragguard_run_with_every_answer_a_judge_error_is_an_untrusted_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README: exit 3 covers too many system or judge errors; the run verdict counts the
+    answers the judge could not judge (it said "ok: 0/2 questions failed" and exited 0)."""
+    from click.testing import CliRunner
+
+    from ragguard.cli.app import cli
+
+    monkeypatch.setenv("RAGGUARD_FAULTS_JUDGE_KEY", "sk-faults")
+    with FakeOpenAI(default="503") as server:
+        suite = write_suite(tmp_path / "repo", metrics="[hit_rate@1, faithfulness]")
+        config = suite / "ragguard.yml"
+        config.write_text(
+            config.read_text(encoding="utf-8")
+            + "faithfulness: {method: judge}\n"
+            + f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: "
+            + "RAGGUARD_FAULTS_JUDGE_KEY, max_retries: 0, cache: false}\n",
+            encoding="utf-8",
+        )
+        monkeypatch.chdir(suite)
+        done = CliRunner().invoke(cli, ["run", "--out", "results.json"])
+
+    assert done.exit_code == EXIT_ERROR, done.output
+    assert (
+        "run verdict: error: 2/2 questions without a good answer (100.0%: 0 failed, "
+        "2 not judged (judge errors)), above max_error_rate 5.0%"
+    ) in done.output
+    statuses = [q["status"] for q in json.loads((suite / "results.json").read_text())["questions"]]
+    assert statuses == ["judge_error", "judge_error"]

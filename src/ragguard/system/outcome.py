@@ -23,6 +23,51 @@ VERDICT_ERROR = "error"
 
 
 @dataclass(frozen=True)
+class RunVerdict:
+    """The calls a run was to make and those without a good answer, by kind."""
+
+    calls: int
+    system_errors: int
+    missing: int
+    judge_errors: int
+    max_error_rate: float
+    unit: str = "questions"
+    asked: str = ""  # " (40 questions asked 3 times)" with repeats
+
+    @property
+    def failed(self) -> int:
+        return self.system_errors + self.missing + self.judge_errors
+
+    @property
+    def rate(self) -> float:
+        return self.failed / self.calls if self.calls else 0.0
+
+    @property
+    def verdict(self) -> str:
+        return VERDICT_ERROR if self.rate > self.max_error_rate else VERDICT_OK
+
+    def line(self) -> str:
+        """``run verdict: ok: 0/60 questions failed (0.0%), within max_error_rate 5.0%``;
+        with calls missing or not judged, what each kind counts."""
+        if self.missing or self.judge_errors:
+            kinds = [f"{self.system_errors} failed"]
+            if self.missing:
+                kinds.append(f"{self.missing} missing")
+            if self.judge_errors:
+                kinds.append(f"{self.judge_errors} not judged (judge errors)")
+            share = (
+                f"{self.failed}/{self.calls} {self.unit} without a good answer "
+                f"({self.rate:.1%}: {', '.join(kinds)})"
+            )
+        else:
+            share = f"{self.failed}/{self.calls} {self.unit} failed ({self.rate:.1%})"
+        limit = f"max_error_rate {self.max_error_rate:.1%}"
+        if self.verdict == VERDICT_ERROR:
+            return f"run verdict: error: {share}{self.asked}, above {limit}"
+        return f"run verdict: ok: {share}{self.asked}, within {limit}"
+
+
+@dataclass(frozen=True)
 class RunOutcome:
     """The records of a run (in test-set order) and whether it may be trusted.
 
@@ -85,18 +130,26 @@ class RunOutcome:
     def error_rate(self) -> float:
         return self.errors / self.calls if self.calls else 0.0
 
+    def trust(self, judge_errors: int = 0) -> RunVerdict:
+        """The run's verdict counting every call without a good answer: the failed ones, the
+        ones not made (interrupted), and ``judge_errors`` (known once it is scored)."""
+        return RunVerdict(
+            calls=self.calls,
+            system_errors=self.errors,
+            missing=max(self.calls - self.done, 0),
+            judge_errors=judge_errors,
+            max_error_rate=self.max_error_rate,
+            unit=self.unit,
+            asked=self._asked(),
+        )
+
     @property
     def verdict(self) -> str:
-        """``error`` when more questions failed than ``max_error_rate`` allows."""
-        return VERDICT_ERROR if self.error_rate > self.max_error_rate else VERDICT_OK
+        """``error`` when more calls have no good answer than ``max_error_rate`` allows."""
+        return self.trust().verdict
 
     def verdict_line(self) -> str:
-        share = f"{self.errors}/{self.calls} {self.unit} failed ({self.error_rate:.1%})"
-        share += self._asked()
-        limit = f"max_error_rate {self.max_error_rate:.1%}"
-        if self.verdict == VERDICT_ERROR:
-            return f"run verdict: error: {share}, above {limit}"
-        return f"run verdict: ok: {share}, within {limit}"
+        return self.trust().line()
 
     @property
     def done(self) -> int:

@@ -58,6 +58,7 @@ def run_command(
     from ragguard.core.git import current_commit
     from ragguard.pipeline.evaluate import RunFiles, evaluate
     from ragguard.pipeline.reporter import TerminalReporter
+    from ragguard.pipeline.run_verdict import run_verdict
     from ragguard.render import terminal_report
     from ragguard.results.io import write_results
     from ragguard.testset.shards import parse_shard
@@ -88,7 +89,8 @@ def run_command(
         elapsed = time.monotonic() - started
         click.echo(f"ragguard: {evaluation.cost_line(elapsed)}", err=True)
     click.echo(terminal_report(results))
-    click.echo(outcome.verdict_line())
+    verdict = run_verdict(outcome, results)
+    click.echo(verdict.line())
     paths = files.paths(passes)
     written = f"results written to {out}, run records to {files.path}"
     if passes > 1:
@@ -99,7 +101,7 @@ def run_command(
     if outcome.interrupted:
         click.echo(f"interrupted: {outcome.done} of {outcome.calls} {outcome.unit} done", err=True)
         raise SystemExit(interrupts.exit_code())
-    if outcome.verdict != "ok":
+    if verdict.verdict != "ok":
         raise SystemExit(EXIT_ERROR)
 
 
