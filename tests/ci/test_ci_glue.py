@@ -30,6 +30,7 @@ from ragguard.config.load import load_config
 from ragguard.config.model import Config
 from ragguard.core.errors import InputError
 from ragguard.github import GitHubClient, GitHubError, comment_marker, read_event
+from ragguard.github.comments import Outcome, outcome_of
 from ragguard.results.model import Results
 
 SUITE = "orders"
@@ -202,6 +203,30 @@ def test_a_first_pull_request_without_a_baseline_is_not_called_a_pass(
         "no baseline yet: 1 of 2 questions fail (1 critical); "
         "the comparison starts once a baseline is saved"
     )
+
+
+def test_no_baseline_is_one_word_in_the_outputs_the_hidden_line_and_the_log(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """The status says "no baseline yet"; the action output `verdict`, the comment's hidden
+    outcome line and the job log said `pass` while a question failed."""
+    number = open_pull(fake, fake_repo)
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+    settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+    lines: list[str] = []
+
+    run_ci(settings, collaborators(settings, lines))
+
+    outputs = parse_output_file((suite / "github-output").read_text())
+    assert outputs["verdict"] == "no-baseline"
+    [comment] = [c for c in fake_repo.comments.values() if c.issue_number == number]
+    assert outcome_of(comment.body) == Outcome("no-baseline", "success")
+    assert any(
+        line.endswith(f"{SUITE}: no-baseline; results in " + outputs["results-path"])
+        for line in lines
+    )
+    assert any("NO-BASELINE" in line for line in lines)  # the terminal table in the job log
+    assert not any(": PASS" in line for line in lines)
 
 
 def test_second_run_updates_the_same_comment(

@@ -54,7 +54,7 @@ ARTIFACT_PREFIX = "ragguard-publish-"
 PUBLISH_MEMBER = "publish.json"
 MAX_PUBLISH_BYTES = 2 * 1024 * 1024
 STATES = ("success", "failure", "error")
-VERDICTS = ("pass", "warn", "fail", "error", "incomparable")
+VERDICTS = ("pass", "warn", "fail", "error", "incomparable", "no-baseline")
 _SUITE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 DESCRIPTION_LIMIT = 140
 # What ragguard's own comments hold, and so all a published one may keep as markup.

@@ -16,6 +16,8 @@ from ragguard.results.model import (
 
 PASS, WARN, FAIL, ERROR, INCOMPARABLE = "pass", "warn", "fail", "error", "incomparable"
 VERDICTS = (PASS, WARN, FAIL, ERROR, INCOMPARABLE)
+# A pass with nothing compared, as the outputs, logs and terminal say it (never "pass").
+NO_BASELINE = "no-baseline"
 FAILED_STATUSES = (STATUS_ERROR, STATUS_MISSING, STATUS_JUDGE_ERROR)
 
 NEWLY_FAILING, FIXED, STILL_FAILING, PASSING = "newly_failing", "fixed", "still_failing", "passing"
@@ -271,6 +273,12 @@ class Comparison:
     @property
     def incomparable(self) -> bool:
         return bool(self.setting_diffs)
+
+    @property
+    def said(self) -> str:
+        """The verdict as the action output, the comment's hidden outcome line, the job log and
+        the terminal say it: ``no-baseline`` for a pass with no baseline to compare with."""
+        return NO_BASELINE if self.baseline_missing and self.verdict == PASS else self.verdict
 
     @property
     def blocks(self) -> bool:

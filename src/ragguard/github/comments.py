@@ -20,7 +20,7 @@ from typing import Protocol
 from ragguard.config.sections.ci import COMMENT_MODES, NEW_ON_WORSE
 
 RED_STATES = ("failure", "error")
-_OUTCOME = re.compile(r"<!-- ragguard:outcome verdict=([a-z]+) state=([a-z]+) -->")
+_OUTCOME = re.compile(r"<!-- ragguard:outcome verdict=([a-z][a-z-]*) state=([a-z]+) -->")
 MAX_BODY = 65536
 TRUNCATION_NOTE = (
     "\n\n…(comment truncated at GitHub's size limit; the full report is in the job summary)"

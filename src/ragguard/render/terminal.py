@@ -5,6 +5,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ragguard.compare import FAILED_STATUSES, Comparison
+from ragguard.compare.model import NO_BASELINE, PASS
 from ragguard.render.costs import cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
@@ -15,9 +16,10 @@ from ragguard.render.verdict import coverage_line, ordered_reasons
 
 def comparison_terminal(comparison: Comparison) -> str:
     """The plain-text report ``ragguard compare`` prints."""
+    unmeasured = comparison.said == NO_BASELINE  # nothing compared: no row says pass
     lines = [
-        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.verdict.upper()}"
-        + (" (no baseline yet)" if comparison.baseline_missing else ""),
+        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.said.upper()}"
+        + (" (no baseline yet)" if comparison.baseline_missing and not unmeasured else ""),
         printable(coverage_line(comparison), 300),
         *repeat_lines(comparison.repeats, lambda i: printable(i, 80)),
         "",
@@ -30,7 +32,7 @@ def comparison_terminal(comparison: Comparison) -> str:
             signed(m.delta) if m.only_in is None else f"only in {m.only_in}",
             "" if m.low is None else f"[{signed(m.low)}, {signed(m.high)}]",
             "" if m.p_value is None else p_text(m.p_value),
-            m.verdict,
+            NO_BASELINE if unmeasured and m.verdict == PASS else m.verdict,
         ]
         for m in comparison.metrics
     ]
