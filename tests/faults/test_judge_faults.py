@@ -147,6 +147,20 @@ def test_a_judge_fault_that_persists_is_a_judge_error_per_question_never_a_pass(
     assert f"Questions that could not be evaluated ({len(ANSWERS)})" in comment
 
 
+def judged_suite(root: Path, base_url: str, max_retries: int) -> Path:
+    """The faults suite with faithfulness judged by the server at ``base_url``."""
+    suite = write_suite(root, metrics="[hit_rate@1, faithfulness]")
+    config = suite / "ragguard.yml"
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + "faithfulness: {method: judge}\n"
+        + f"judge: {{base_url: '{base_url}', model: m, api_key_env: "
+        + f"RAGGUARD_FAULTS_JUDGE_KEY, max_retries: {max_retries}, cache: false}}\n",
+        encoding="utf-8",
+    )
+    return suite
+
+
 def test_a_judge_that_keeps_failing_in_ci_ends_in_an_error_status_with_every_question_listed(
     fake: FakeGitHub,
     repo: Repo,
@@ -156,15 +170,7 @@ def test_a_judge_that_keeps_failing_in_ci_ends_in_an_error_status_with_every_que
 ) -> None:
     monkeypatch.setenv("RAGGUARD_FAULTS_JUDGE_KEY", "sk-faults")
     with FakeOpenAI(default="503") as server:
-        suite = write_suite(tmp_path / "repo", metrics="[hit_rate@1, faithfulness]")
-        config = suite / "ragguard.yml"
-        config.write_text(
-            config.read_text(encoding="utf-8")
-            + "faithfulness: {method: judge}\n"
-            + f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: "
-            + "RAGGUARD_FAULTS_JUDGE_KEY, max_retries: 1, cache: false}\n",
-            encoding="utf-8",
-        )
+        suite = judged_suite(tmp_path / "repo", server.base_url, max_retries=1)
         number = open_pull(fake, repo)
         settings = ci_settings(fake, suite, "pull_request", pull_event(repo, number))
         outcome = run_ci(settings, ci_collaborators(settings, []))
@@ -197,15 +203,7 @@ def test_ragguard_run_with_every_answer_a_judge_error_is_an_untrusted_run(
 
     monkeypatch.setenv("RAGGUARD_FAULTS_JUDGE_KEY", "sk-faults")
     with FakeOpenAI(default="503") as server:
-        suite = write_suite(tmp_path / "repo", metrics="[hit_rate@1, faithfulness]")
-        config = suite / "ragguard.yml"
-        config.write_text(
-            config.read_text(encoding="utf-8")
-            + "faithfulness: {method: judge}\n"
-            + f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: "
-            + "RAGGUARD_FAULTS_JUDGE_KEY, max_retries: 0, cache: false}\n",
-            encoding="utf-8",
-        )
+        suite = judged_suite(tmp_path / "repo", server.base_url, max_retries=0)
         monkeypatch.chdir(suite)
         done = CliRunner().invoke(cli, ["run", "--out", "results.json"])
 
