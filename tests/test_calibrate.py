@@ -103,6 +103,26 @@ def test_calibrate_command_with_the_judge(write, ragguard_cli, monkeypatch, tmp_
     assert any(row.startswith("judge sentence 2 ") for row in rows), result.stdout
 
 
+def test_calibrate_with_a_judge_that_answers_nothing_measures_nothing(
+    write, ragguard_cli, monkeypatch
+):
+    """It printed accuracy 0.00 and kappa 0.00 with n=0 and exited 0."""
+    monkeypatch.setenv("CAL_KEY", "k")
+    with FakeOpenAI(default="503") as server:
+        config = write(
+            "ragguard.yml",
+            f"judge: {{base_url: '{server.base_url}', model: m, api_key_env: CAL_KEY, "
+            "cache: false, max_retries: 0}\n",
+        )
+        result = ragguard_cli(
+            "calibrate", write("cal.yaml", CALIBRATION), "--config", config, "--judge"
+        )
+    assert result.exit_code == 3, result.output
+    rows = [row.split() for row in table_rows(result.stdout) if row.startswith("judge ")]
+    assert rows and all(row[2] == "0" and row[4:6] == ["n/a", "n/a"] for row in rows), rows
+    assert "the judge answered none of the 3 items" in result.output
+
+
 @pytest.mark.parametrize(
     ("text", "fragments"),
     [

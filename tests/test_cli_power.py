@@ -49,3 +49,15 @@ def test_power_of_a_repeated_run_measures_the_noise_between_its_runs(tmp_path: P
     assert code == 0, output
     assert "noise measured from this run's repeats" in output
     assert "noise assumed" not in output
+
+
+def test_power_against_another_suites_baseline_is_a_one_line_error(tmp_path: Path) -> None:
+    """It measured the noise against any suite's results and exited 0."""
+    from dataclasses import replace
+
+    baseline = write_results(replace(results(), suite="other"), tmp_path / "baseline.json")
+    head = write_results(head_results(), tmp_path / "head.json")
+    done = CliRunner().invoke(cli, ["power", str(head), "--baseline", str(baseline)])
+    assert done.exit_code == 2
+    assert "baseline.json: suite 'other', but the results' is" in done.output
+    assert "same suite" in done.output

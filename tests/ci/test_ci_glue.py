@@ -229,6 +229,29 @@ def test_no_baseline_is_one_word_in_the_outputs_the_hidden_line_and_the_log(
     assert not any(": PASS" in line for line in lines)
 
 
+@pytest.mark.parametrize("where", ["config", "input"])
+def test_a_configured_baseline_file_that_is_not_there_is_an_error_not_no_baseline(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path, where: str
+) -> None:
+    """It was taken as "no baseline yet" and the run was green on nothing compared."""
+    number = open_pull(fake, fake_repo)
+    settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+    if where == "config":
+        (suite / "ragguard.yml").write_text(
+            CONFIG + "baseline: {store: file, file: eval/baseline.json}\n"
+        )
+    else:
+        settings = replace(
+            settings, baseline_store="file", baseline_file=suite / "eval" / "baseline.json"
+        )
+
+    with pytest.raises(InputError, match="the baseline file does not exist") as refused:
+        run_ci(settings, collaborators(settings, []))
+
+    assert str(refused.value).startswith(f"{suite / 'eval' / 'baseline.json'}: baseline.file:")
+    assert fake.api_requests() == []
+
+
 def test_second_run_updates_the_same_comment(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:

@@ -101,9 +101,23 @@ def rerun_baseline(results: Results, branch: str, commit: str) -> StoredBaseline
     )
 
 
-def file_baseline(opts: CiOptions, target: Target) -> StoredBaseline | None:
+def check_baseline_file(opts: CiOptions) -> None:
+    """A committed baseline file that is not there is a mistake, not "no baseline yet"
+    (which would let every pull request pass on nothing compared)."""
     path = opts.baseline_file
-    if path is None or not path.exists():
+    if opts.baseline_store == "file" and path is not None and not path.is_file():
+        raise InputError(
+            path,
+            "the baseline file does not exist; commit the target branch's results file there, "
+            "or set baseline: {store: none} until one is committed",
+            key="baseline.file",
+        )
+
+
+def file_baseline(opts: CiOptions, target: Target) -> StoredBaseline | None:
+    check_baseline_file(opts)
+    path = opts.baseline_file
+    if path is None:
         return None
     results = load_results(path)
     return StoredBaseline(

@@ -36,6 +36,7 @@ from ragguard.ci.activity import (
 )
 from ragguard.ci.baseline import (
     baseline_file,
+    check_baseline_file,
     fetch_baseline,
     git_of,
     head_results,
@@ -112,6 +113,7 @@ def run_ci(
     config = with_repeat(load_config(file), settings.repeat)
     rules = config.gate
     opts = ci_options(settings, config)
+    check_baseline_file(opts)  # before any request
     if not settings.parts:  # a broken test set is found before any request to GitHub
         load_testset(config.testset)
     target = resolve_target(activity, settings, collaborators.github)

@@ -290,9 +290,12 @@ def report_lines(
     ]
     for method, levels in results.items():
         for level, result in levels.items():
+            measured = result.n > 0  # none compared: no accuracy or kappa to show, not 0.00
+            accuracy = f"{result.accuracy:>10.2f}" if measured else f"{'n/a':>10}"
+            kappa = f"{result.kappa:>8.2f}" if measured else f"{'n/a':>8}"
             lines.append(
-                f"{method:<10}{level:<10}{result.n:>6}{result.agree:>7}{result.accuracy:>10.2f}"
-                f"{result.kappa:>8.2f}{result.failed:>8}"
+                f"{method:<10}{level:<10}{result.n:>6}{result.agree:>7}{accuracy}"
+                f"{kappa}{result.failed:>8}"
             )
     if kinds:
         lines += ["", "lexical by kind:"]
@@ -385,3 +388,11 @@ def _human_items(
             )
         )
     return items
+
+
+def unmeasured(levels: Mapping[str, Agreement]) -> int | None:
+    """The items a method failed on when it failed on every one (its agreement cannot be
+    measured at all), else None."""
+    failed = sum(result.failed for result in levels.values())
+    compared = sum(result.n for result in levels.values())
+    return failed if failed and not compared else None

@@ -98,7 +98,14 @@ def detectable_drops(head: Results, baseline_path: Path | None, rules: GateRules
         return Power(results_power(head, rules), source)
     if not baseline_path.exists():
         raise InputError(baseline_path, "baseline results not found; check the path")
-    comparison = compare(load_baseline(baseline_path).results, head, rules)
+    baseline = load_baseline(baseline_path).results
+    if baseline.suite != head.suite:
+        raise InputError(
+            baseline_path,
+            f"suite {baseline.suite!r}, but the results' is {head.suite!r}; measure the noise "
+            "against a baseline of the same suite",
+        )
+    comparison = compare(baseline, head, rules)
     return Power(comparison.power, BASELINE_SOURCE)
 
 

@@ -10,6 +10,7 @@ from ragguard.cli.options import (
     _judge_config,
     config_option,
 )
+from ragguard.core.exits import EXIT_ERROR
 
 
 @click.command("calibrate")
@@ -43,6 +44,7 @@ def calibrate_command(
         lexical_agreements,
         load_calibration,
         report_lines,
+        unmeasured,
     )
     from ragguard.judge.client import JudgeClient
     from ragguard.results.records import load_corpus
@@ -71,3 +73,11 @@ def calibrate_command(
         kind: lexical_agreement(group, settings.threshold) for kind, group in by_kind(items).items()
     }
     click.echo("\n".join(report_lines(items, results, kinds)))
+    failed = unmeasured(results.get("judge", {}))
+    if failed is not None:
+        click.echo(
+            f"ragguard: error: the judge answered none of the {failed} items, so its agreement "
+            "is not measured; see the judge line above and the judge: section",
+            err=True,
+        )
+        raise SystemExit(EXIT_ERROR)
