@@ -609,3 +609,19 @@ def test_head_results_without_questions_are_an_error_even_without_a_baseline() -
         assert comparison.reasons[0].text == (
             "the head results hold no question; nothing was evaluated"
         )
+
+
+def test_common_metric_names_with_no_values_compare_nothing_and_are_an_error() -> None:
+    """The check looked at the metrics' names: two files listing the same metrics, where no
+    question has a value, passed."""
+
+    def without_values(found: Results) -> Results:
+        return replace(found, questions=tuple(replace(q, metrics={}) for q in found.questions))
+
+    empty = compare(without_values(results()), without_values(head_results()), RULES)
+
+    assert empty.metrics and all(m.only_in is None and m.n == 0 for m in empty.metrics)
+    assert empty.verdict == ERROR and exit_code(empty) == 3
+    assert [r.text for r in empty.reasons if r.tier == ERROR] == [
+        "no question has a value of any common metric on both sides; nothing was compared"
+    ]

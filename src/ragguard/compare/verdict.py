@@ -101,7 +101,8 @@ def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
     """Errors for a comparison that compared nothing: it must never pass green.
 
     No question in the head results; or, against a baseline, no question id or no metric
-    in common (another suite's results, a renamed test set): the gate "could not evaluate".
+    in common (another suite's results, a renamed test set), or common metric names with no
+    question valued on both sides: the gate "could not evaluate".
     """
     if comparison.n_head == 0:
         return (Reason(ERROR, "the head results hold no question; nothing was evaluated"),)
@@ -111,6 +112,14 @@ def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
         return (Reason(ERROR, "no question id in common with the baseline; nothing was compared"),)
     if all(metric.only_in is not None for metric in comparison.metrics):
         return (Reason(ERROR, "no metric in common with the baseline; nothing was compared"),)
+    if all(metric.only_in is not None or metric.n == 0 for metric in comparison.metrics):
+        return (
+            Reason(
+                ERROR,
+                "no question has a value of any common metric on both sides; nothing was "
+                "compared",
+            ),
+        )
     return ()
 
 
