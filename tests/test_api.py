@@ -165,3 +165,14 @@ def test_the_documented_names_import_from_where_docs_api_md_says(tmp_path) -> No
     )
     with pytest.raises(InputError):
         api.load(tmp_path / "missing.json")
+
+
+def test_run_with_a_folder_for_its_log_is_the_documented_input_error(tmp_path: Path) -> None:
+    """It raised IsADirectoryError after the run started."""
+    from ragguard.errors import InputError
+
+    write_starter_suite(tmp_path / "ragguard.yml", workflows_dir=None)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    with pytest.raises(InputError, match="is a directory; give a file name"):
+        api.run(tmp_path / "ragguard.yml", log=folder)

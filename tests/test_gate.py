@@ -126,3 +126,26 @@ def test_hallucination_free_fails_on_any_significant_drop_by_default() -> None:
     assert loose.rule_for("faithfulness").max_drop == 0.2
     own = _gate("gate:\n  metrics:\n    hallucination_free: {warn_drop: 0.01}\n")
     assert own.rule_for("hallucination_free") == MetricRule(max_drop=0.0, warn_drop=0.01)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        (
+            "gate:\n  metrics:\n    ndcg@3: {max_drop: 0.1}\n    ndcg@03: {max_drop: 0.5}\n",
+            4,
+            "gate.metrics.ndcg@03",
+        ),
+        (
+            "gate:\n  per_question:\n    hit_rate@3: 1\n    hit_rate@003: 0\n",
+            4,
+            "gate.per_question.hit_rate@003",
+        ),
+    ],
+)
+def test_one_metric_spelled_twice_is_refused_not_silently_overridden(
+    text: str, line: int, key: str
+) -> None:
+    error = _error(text)
+    assert (error.source, error.line, error.key) == ("ragguard.yml", line, key)
+    assert "the same metric as" in error.message and "one rule" in error.message

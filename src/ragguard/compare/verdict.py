@@ -116,8 +116,7 @@ def _nothing_compared(comparison: Comparison) -> tuple[Reason, ...]:
         return (
             Reason(
                 ERROR,
-                "no question has a value of any common metric on both sides; nothing was "
-                "compared",
+                "no question has a value of any common metric on both sides; nothing was compared",
             ),
         )
     return ()

@@ -105,6 +105,8 @@ def evaluate(
     recorded in the results; ``cache_dir`` overrides ``judge.cache``.
     """
     passes = config.system.run.repeat
+    if system_log is not None:
+        check_writable(system_log)  # a folder or an unwritable place: one line, before any run
     done, journals = _journalled(records, passes, config, shard, reporter)
     log = LineLog(system_log) if system_log is not None else None
     try:

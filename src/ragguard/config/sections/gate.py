@@ -179,9 +179,11 @@ def _metric_rules(
         return {}
     rules_map = reader.mapping(section["metrics"], "gate.metrics", section)
     rules: dict[str, MetricRule] = {}
+    seen: dict[str, str] = {}
     for name, raw in rules_map.items():
         path = f"gate.metrics.{name}"
         metric = _metric_name(reader, name, path, rules_map)
+        _refuse_twice(reader, metric, name, seen, path, rules_map)
         rule = reader.mapping(raw, path, rules_map, key=str(name))
         if metric in COST_METRICS:
             rules[metric] = _budget_rule(reader, rule, path, metric, default)
@@ -218,8 +220,10 @@ def _per_question(reader: Reader, section: Mapping[str, Any]) -> dict[str, float
         return None
     rule = reader.mapping(section["per_question"], "gate.per_question", section)
     thresholds: dict[str, float] = {}
+    seen: dict[str, str] = {}
     for name in rule:
         metric = _metric_name(reader, name, f"gate.per_question.{name}", rule)
+        _refuse_twice(reader, metric, name, seen, f"gate.per_question.{name}", rule)
         if metric in COST_METRICS:
             raise reader.error(
                 "a cost metric has no per-question threshold; give it budgets under "
@@ -258,6 +262,20 @@ def _budget(reader: Reader, section: Mapping[str, Any], path: str, metric: str) 
             "max",
         )
     return float(value)
+
+
+def _refuse_twice(
+    reader: Reader, metric: str, name: Any, seen: dict[str, str], path: str, container: Any
+) -> None:
+    """Two spellings of one metric (``ndcg@3`` and ``ndcg@03``): the later would silently win."""
+    if metric in seen:
+        raise reader.error(
+            f"the same metric as {seen[metric]!r} ({metric}); give each metric one rule",
+            path,
+            container,
+            str(name),
+        )
+    seen[metric] = str(name)
 
 
 def _metric_name(reader: Reader, name: Any, path: str, container: Any) -> str:

@@ -1,8 +1,8 @@
 """TREC run files, read and written the way trec_eval reads them.
 
 ``query_id Q0 doc_id rank score run_tag [ignored ...]`` per line; the rank column is
-checked but ignored, and documents are ordered by score descending, then doc id descending,
-as trec_eval does. Fields, numbers and the fast and exact readers are those of
+ignored, whatever it holds (trec_eval and pytrec_eval do not read it), and documents are
+ordered by score descending, then doc id descending, as trec_eval does. Fields, numbers and the fast and exact readers are those of
 :mod:`ragguard.testset.formats.trec`.
 """
 
@@ -30,7 +30,6 @@ from ragguard.testset.formats.trec import (
     split_columns,
     text_lines,
     whole_file,
-    whole_number,
 )
 
 RUN_COLUMNS = 6
@@ -185,8 +184,7 @@ def _exact_scores(
                 f"expected 6 columns 'query Q0 doc rank score tag', found {len(fields)}",
                 line=number,
             )
-        query, _, doc, rank, score_text = fields[:5]
-        whole_number(rank, "rank", source, number)
+        query, _, doc, _rank, score_text = fields[:5]
         score = _score(score_text, source, number)
         docs = scored.setdefault(query, {})
         if doc in docs:
