@@ -284,3 +284,40 @@ def test_a_run_reads_ragguard_yml_once(suite: Path, ragguard_cli, monkeypatch) -
     result = ragguard_cli("run", "-c", path, "--out", suite / "results.json")
     assert result.exit_code == 0, result.output
     assert len(reads) == 1
+
+
+DIGITS = "9" * 400
+
+
+@pytest.mark.parametrize("value", [f"{DIGITS}s", f"{DIGITS}ms", DIGITS, f"{DIGITS}.5m"])
+def test_a_duration_of_hundreds_of_digits_is_refused_not_infinite(value: str) -> None:
+    """It became infinity and was accepted; an infinite timeout then failed every question."""
+    assert parse_duration(value) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        (f"system:\n  python: app:answer\n  timeout: {DIGITS}s\n", "system.timeout"),
+        (
+            "system:\n  python: app:answer\n"
+            f"gate:\n  metrics:\n    latency_p95: {{max_increase: '{DIGITS}%'}}\n",
+            "gate.metrics.latency_p95.max_increase",
+        ),
+        (
+            "system:\n  python: app:answer\n"
+            f"judge: {{base_url: 'http://127.0.0.1:1/v1', model: m, timeout: {DIGITS}s}}\n",
+            "judge.timeout",
+        ),
+    ],
+)
+def test_numbers_of_hundreds_of_digits_in_text_are_one_line_errors(
+    suite: Path, text: str, key: str
+) -> None:
+    path = write_config(suite, "suite: s\ntestset: eval/testset.yaml\n" + text)
+    with pytest.raises(InputError) as caught:
+        config = load_config(path)
+        typed = [config.gate, config.generation]  # the sections are typed on first use
+        pytest.fail(f"accepted: {typed}")
+    assert caught.value.key == key
+    assert "\n" not in str(caught.value)

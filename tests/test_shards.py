@@ -168,3 +168,21 @@ def test_results_without_shard_marker_still_load_and_write_no_marker(
     assert ragguard_cli("run", "-c", config, "--out", whole).exit_code == 0
     assert "shard" not in json.loads(whole.read_text())
     assert load_results(whole).shard is None
+
+
+@pytest.mark.parametrize("key", ["count", "testset_size"])
+def test_merge_refuses_a_shard_size_of_hundreds_of_digits(
+    tmp_path: Path, ragguard_cli, key: str
+) -> None:
+    """It ended in an OverflowError traceback."""
+    import re
+
+    config = write_suite(tmp_path)
+    parts = run_shards(ragguard_cli, config, tmp_path, 2)
+    text = parts[1].read_text()
+    huge, count = re.subn(rf'"{key}": \d+', f'"{key}": {"9" * 300}', text, count=1)
+    assert count == 1
+    parts[1].write_text(huge)
+    result = ragguard_cli("merge", *parts, "--out", tmp_path / "m.json")
+    assert_input_error(result.exit_code, result.stderr, str(parts[1]), f"shard.{key}", "300 digits")
+    assert not (tmp_path / "m.json").exists()

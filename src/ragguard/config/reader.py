@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -40,7 +41,9 @@ def parse_duration(value: Any) -> float | None:
         seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
     else:
         return None
-    return seconds if seconds > 0 else None
+    # hundreds of digits make an infinite float: refused, as an infinite timeout would later
+    # fail every question
+    return seconds if 0 < seconds < math.inf else None
 
 
 def top_key(key: str) -> str:
@@ -147,7 +150,15 @@ class Reader:
                 section,
                 key,
             )
-        return float(found.group(1)) / 100.0
+        share = float(found.group(1)) / 100.0
+        if not math.isfinite(share):  # hundreds of digits
+            raise self.error(
+                f"expected a percentage of the baseline such as 20%, found {shown(value)}",
+                f"{path}.{key}",
+                section,
+                key,
+            )
+        return share
 
     def choice(
         self,

@@ -180,6 +180,9 @@ def _check_unique_ids(questions: tuple[QuestionResult, ...], source: str | Path)
         first[question.id] = index
 
 
+SHARD_LIMIT = 999_999_999  # `--shard i/n` takes at most 9 digits
+
+
 def _shard(read: FieldReader, entry: Any, size: int) -> ShardInfo | None:
     """The optional ``shard`` object; absent in unsharded (and older) results files."""
     if entry is None:
@@ -188,6 +191,13 @@ def _shard(read: FieldReader, entry: Any, size: int) -> ShardInfo | None:
     count = read.get(entry, "count", int, "shard")
     testset_size = read.get(entry, "testset_size", int, "shard")
     positions = read.get(entry, "positions", list, "shard")
+    for key, value in (("count", count), ("testset_size", testset_size)):
+        if not 0 <= value <= SHARD_LIMIT:  # hundreds of digits would overflow when merged
+            raise InputError(
+                read.source,
+                f"{shown_int(value)} is not a whole number from 0 to {SHARD_LIMIT:,}",
+                key=f"shard.{key}",
+            )
     if not 1 <= index <= count:
         raise InputError(read.source, f"index {index} is not in 1..{count}", key="shard.index")
     if len(positions) != size or not all(
@@ -357,3 +367,9 @@ def repeats_from(read: FieldReader, entry: Any, path: str) -> tuple[RepeatRun, .
         for i, run in enumerate(runs)
         for where in (f"{path}.repeats[{i}]",)
     )
+
+
+def shown_int(value: int) -> str:
+    """A whole number in an error line: as written, or its length when it is long."""
+    text = str(value) if abs(value) < 10**30 else None
+    return text if text is not None else f"a number of {len(str(abs(value))):,} digits"
