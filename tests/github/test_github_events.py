@@ -85,3 +85,29 @@ def test_load_event_errors_are_one_line(tmp_path: Path) -> None:
     broken.write_text("[]")
     with pytest.raises(ValueError, match="is not a JSON object"):
         load_event({"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(broken)})
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "key"),
+    [
+        ("pull_request.opened", ("number",), "number"),
+        ("pull_request.opened", ("pull_request", "number"), "pull_request.number"),
+        ("workflow_run.completed", ("workflow_run", "id"), "workflow_run.id"),
+        ("issue_comment.created", ("issue", "number"), "issue.number"),
+    ],
+)
+@pytest.mark.parametrize("value", [0, -7])
+def test_a_number_github_counts_from_one_is_refused_below_one(
+    name: str, where: tuple[str, ...], key: str, value: int
+) -> None:
+    """A negative pull request number in the payload was only found late, after requests."""
+    data = payload(name)
+    target = data
+    for step in where[:-1]:
+        target = target[step]
+    target[where[-1]] = value
+    if where == ("pull_request", "number"):
+        data.pop("number", None)
+    event_name = name.split(".")[0]
+    with pytest.raises(ValueError, match=rf"^{key}: expected a number from 1, found {value}$"):
+        read_event(event_name, data)

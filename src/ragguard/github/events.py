@@ -113,6 +113,15 @@ def _number(payload: Mapping[str, Any], *keys: str) -> int | None:
     raise ValueError(f"{'.'.join(keys)}: expected a whole number, found {found}")
 
 
+def _positive(payload: Mapping[str, Any], *keys: str) -> int | None:
+    """A number GitHub counts from 1 (a pull request, an issue, a run): a payload holding 0 or
+    a negative one is refused here, before any request is made for it."""
+    value = _number(payload, *keys)
+    if value is not None and value < 1:
+        raise ValueError(f"{'.'.join(keys)}: expected a number from 1, found {value}")
+    return value
+
+
 def _object(payload: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = _get(payload, key)
     if value is None or isinstance(value, Mapping):
@@ -141,13 +150,17 @@ def read_event(
         default_branch=_text(payload, "repository", "default_branch"),
         ref=payload_ref if isinstance(payload_ref, str) else ref,
         sha=_text(payload, "after") or sha,
-        pull_number=(_number(payload, "number") or _number(pull, "number")) if pull else None,
+        pull_number=(
+            (_positive(payload, "number") or _positive(payload, "pull_request", "number"))
+            if pull
+            else None
+        ),
         pull_head_sha=_text(pull, "head", "sha"),
         pull_head_ref=_text(pull, "head", "ref"),
         pull_head_repo=_text(pull, "head", "repo", "full_name"),
         pull_base_ref=_text(pull, "base", "ref"),
         dispatch_inputs={str(k): "" if v is None else str(v) for k, v in inputs.items()},
-        run_id=_number(run, "id"),
+        run_id=_positive(payload, "workflow_run", "id"),
         run_head_sha=_text(run, "head_sha"),
         run_head_repo=_text(run, "head_repository", "full_name"),
         run_head_branch=_text(run, "head_branch"),
@@ -161,7 +174,7 @@ def read_event(
         comment_user=_text(comment, "user", "login"),
         comment_id=_number(comment, "id"),
         comment_created_at=_text(comment, "created_at"),
-        issue_number=_number(issue, "number"),
+        issue_number=_positive(payload, "issue", "number"),
         issue_is_pull=_get(issue, "pull_request") is not None,
     )
 
