@@ -170,3 +170,15 @@ def test_the_baseline_rerun_asks_the_merge_base_as_many_times_as_the_head(
     assert {len(question.repeats) for question in rerun.questions} == {2}
     head = load_results(root / "ragguard-results" / "results.json")
     assert {len(question.repeats) for question in head.questions} == {2}
+
+
+def test_repeat_for_a_recorded_system_is_refused_before_any_request(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """It was refused after the pending status, so with GitHub down the job hung first."""
+    settings = replace(settings_for(fake, suite, "push", push_event(fake_repo)), repeat=3)
+
+    with pytest.raises(InputError, match="a recorded run gives the same answers every time"):
+        run_ci(settings, collaborators(settings, []))
+
+    assert fake.api_requests() == []

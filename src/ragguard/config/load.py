@@ -94,7 +94,7 @@ def load_config(path: str | Path | ConfigFile) -> Config:
 
 def config_from_mapping(data: Any, path: Path) -> Config:
     """The :class:`Config` of a parsed ragguard.yml (``data``), read from ``path``."""
-    from ragguard.config.model import Config
+    from ragguard.config.model import Config, check_repeatable
     from ragguard.config.reader import Reader, top_key
     from ragguard.config.sections.suite import (
         existing_path,
@@ -121,7 +121,7 @@ def config_from_mapping(data: Any, path: Path) -> Config:
             data,
             "system",
         )
-    return Config(
+    config = Config(
         path=path,
         root=root,
         suite=suite_name(reader, data, root),
@@ -132,6 +132,7 @@ def config_from_mapping(data: Any, path: Path) -> Config:
         sections=_sections(reader, data),
         min_coverage=min_coverage_of(data, path),
     )
+    return check_repeatable(config)
 
 
 def _sections(reader: Reader, data: LineDict) -> LineDict:

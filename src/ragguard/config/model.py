@@ -101,10 +101,25 @@ class Config:
         return ci_sections_of(self)
 
 
+RECORDED_REPEAT = (
+    "a recorded run gives the same answers every time, so asking it again measures nothing; "
+    "set repeat to 1, or score several recorded runs as repeats with "
+    "`ragguard score --run a.jsonl --run b.jsonl`"
+)
+
+
+def check_repeatable(config: Config) -> Config:
+    """``config`` unless it asks a recorded system more than once (checked when the file is
+    read and when ``--repeat`` sets it, so before anything is run or requested)."""
+    if config.system.kind == "recorded" and config.system.run.repeat > 1:
+        raise config.system.error(RECORDED_REPEAT, "repeat")
+    return config
+
+
 def with_repeat(config: Config, repeat: int | None) -> Config:
     """The config with ``system.repeat`` set to ``repeat`` (``--repeat``, the action's
     ``repeat`` input); unchanged when ``repeat`` is None."""
     if repeat is None:
         return config
     run = replace(config.system.run, repeat=repeat)
-    return replace(config, system=replace(config.system, run=run))
+    return check_repeatable(replace(config, system=replace(config.system, run=run)))

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
-from ragguard.config.model import Config, RunSettings
+from ragguard.config.model import Config, RunSettings, check_repeatable
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord
 from ragguard.system import build_adapter
@@ -27,12 +27,6 @@ from ragguard.system.recorded import RecordedAdapter
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import Question, TestSet
 from ragguard.testset.shards import Shard, ShardSelection, select_shard
-
-RECORDED_REPEAT = (
-    "a recorded run gives the same answers every time, so asking it again measures nothing; "
-    "set repeat to 1, or score several recorded runs as repeats with "
-    "`ragguard score --run a.jsonl --run b.jsonl`"
-)
 
 
 def end_log_with_failures(log: LineLog | None, outcome: RunOutcome) -> list[str]:
@@ -111,8 +105,7 @@ def run_config(
     asked again) and ``on_record(i, record)`` gets each new record of pass ``i`` (from 0).
     The progress is shown on ``progress_stream`` (none without one).
     """
-    if config.system.kind == "recorded" and config.system.run.repeat > 1:
-        raise config.system.error(RECORDED_REPEAT, "repeat")
+    check_repeatable(config)  # a Config built by hand has not been through load_config
     whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
