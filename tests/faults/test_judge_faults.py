@@ -214,3 +214,25 @@ def test_ragguard_run_with_every_answer_a_judge_error_is_an_untrusted_run(
     ) in done.output
     statuses = [q["status"] for q in json.loads((suite / "results.json").read_text())["questions"]]
     assert statuses == ["judge_error", "judge_error"]
+
+
+def test_an_unset_judge_key_is_found_before_the_system_is_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was found once every question had been asked, with the records file left."""
+    from click.testing import CliRunner
+
+    from ragguard.cli.app import cli
+
+    monkeypatch.delenv("RAGGUARD_FAULTS_JUDGE_KEY", raising=False)
+    with FakeOpenAI() as server:
+        suite = judged_suite(tmp_path / "repo", server.base_url, max_retries=0)
+        monkeypatch.chdir(suite)
+        done = CliRunner().invoke(cli, ["run", "--out", "results.json"])
+        assert server.calls == 0
+
+    assert done.exit_code == 2, done.output
+    assert "judge.api_key_env: environment variable RAGGUARD_FAULTS_JUDGE_KEY is not set" in (
+        done.output
+    )
+    assert not (suite / "results.run.jsonl").exists() and not (suite / "results.json").exists()

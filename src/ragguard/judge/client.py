@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import email.utils
 import json
-import os
 import random
 import threading
 import time
@@ -31,8 +30,8 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from ragguard.core.errors import InputError
 from ragguard.judge.cache import ReplyCache, cache_key
+from ragguard.judge.keys import api_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
 from ragguard.judge.usage import (
     CHARS_PER_TOKEN,
@@ -105,18 +104,7 @@ class JudgeClient:
         cls, settings: JudgeSettings, environ: Mapping[str, str] | None = None, **kwargs: Any
     ) -> JudgeClient:
         """A client whose key comes from the variable named by ``api_key_env``."""
-        environ = os.environ if environ is None else environ
-        key = None
-        if settings.api_key_env:
-            key = environ.get(settings.api_key_env)
-            if not key:
-                raise InputError(
-                    settings.source,
-                    f"environment variable {settings.api_key_env} is not set; export the "
-                    "judge's API key in it (or remove api_key_env for a server without a key)",
-                    key="judge.api_key_env",
-                )
-        return cls(settings, api_key=key, **kwargs)
+        return cls(settings, api_key=api_key(settings, environ), **kwargs)
 
     def __repr__(self) -> str:
         return f"JudgeClient(model={self.settings.model!r}, url={self.settings.chat_url!r})"

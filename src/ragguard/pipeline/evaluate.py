@@ -104,6 +104,7 @@ def evaluate(
     at its end (not with ``failures_in_log=False``, as ``api.run`` has it). ``git`` is
     recorded in the results; ``cache_dir`` overrides ``judge.cache``.
     """
+    check_judge_key(config)
     passes = config.system.run.repeat
     if system_log is not None:
         check_writable(system_log)  # a folder or an unwritable place: one line, before any run
@@ -264,3 +265,15 @@ def _score(
         results = mark_shard(results, shard)
     first = prepared.first
     return results, first.judge.usage if first is not None and first.judge is not None else None
+
+
+def check_judge_key(config: Config) -> None:
+    """A judged metric's API key that is not set is an error before the system is asked
+    anything (it was found once every question had been asked)."""
+    generation = config.generation
+    methods = generation.methods()
+    judged = any(methods.get(spec.name) == "judge" for spec in config.metrics)
+    if judged and generation.judge is not None:
+        from ragguard.judge.keys import api_key
+
+        api_key(generation.judge)
