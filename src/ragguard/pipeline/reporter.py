@@ -15,6 +15,8 @@ from typing import IO, Protocol
 
 import click
 
+from ragguard.core.streams import shown_only
+
 WARNING = "ragguard: warning: "
 
 
@@ -49,13 +51,13 @@ class TerminalReporter:
         return sys.stderr
 
     def note(self, line: str) -> None:
-        click.echo(line, err=True)
+        click.echo(line, file=shown_only(sys.stderr))
 
     def detail(self, line: str) -> None:
         """Left out: the terminal report at the end shows the failed questions."""
 
     def warn(self, line: str) -> None:
-        click.echo(WARNING + line, err=True)
+        click.echo(WARNING + line, file=shown_only(sys.stderr))
 
 
 class LogReporter:
@@ -66,13 +68,13 @@ class LogReporter:
         return sys.stderr
 
     def note(self, line: str) -> None:
-        print(line, file=sys.stderr)
+        print(line, file=shown_only(sys.stderr))
 
     def detail(self, line: str) -> None:
-        print(line, file=sys.stderr)
+        print(line, file=shown_only(sys.stderr))
 
     def warn(self, line: str) -> None:
-        print(WARNING + line, file=sys.stderr)
+        print(WARNING + line, file=shown_only(sys.stderr))
 
 
 @dataclass(frozen=True)

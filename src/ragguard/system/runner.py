@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ragguard.config.model import Config, RunSettings, check_repeatable
+from ragguard.core.streams import shown_only
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord
 from ragguard.system import build_adapter
@@ -196,6 +197,7 @@ def _run_pass(
 ) -> RunOutcome:
     progress: Progress = NoProgress()
     if progress_stream is not None:
+        progress_stream = shown_only(progress_stream)  # a closed pipe must not end the run
         if settings.repeat > 1:
             progress_stream.write(f"ragguard: pass {index + 1} of {settings.repeat}\n")
         concurrency = 1 if isinstance(adapter, BatchAdapter) else settings.concurrency
