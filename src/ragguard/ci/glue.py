@@ -256,7 +256,9 @@ def _evaluate_and_report(
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, baseline_phrase(stored, comparison), changes)
     frame = Frame(top, trend)
-    comment_body = with_outcome(framed_comment(comparison, frame), Outcome(comparison.said, state))
+    comment_body = with_outcome(
+        framed_comment(comparison, frame), Outcome(comparison.reported_verdict, state)
+    )
     summary = framed_summary(comparison, frame)
     write_all(
         [
@@ -266,7 +268,9 @@ def _evaluate_and_report(
         ]
     )
     collab.log(comparison_terminal(comparison).rstrip())
-    collab.log(f"ragguard: {config.suite}: {comparison.said}; results in {results_path}")
+    collab.log(
+        f"ragguard: {config.suite}: {comparison.reported_verdict}; results in {results_path}"
+    )
 
     comment = None
     if target.pr is not None and not head_moved(collab.github, target.pr, target.sha, collab.log):

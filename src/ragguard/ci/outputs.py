@@ -99,7 +99,7 @@ def action_outputs(
     """The action's outputs, as strings (as GitHub keeps them)."""
     paths = {"comment-path": str(comment_path)} if comment_path is not None else {}
     return {
-        "verdict": comparison.said,
+        "verdict": comparison.reported_verdict,
         "status": status,
         "metrics": json.dumps(metrics_output(comparison), sort_keys=True, allow_nan=False),
         "comment-url": comment_url or "",

@@ -83,7 +83,7 @@ def post_comment(
     if status.read_only:
         return None
     regressed = comparison.verdict != "pass"
-    now = Outcome(comparison.said, status_state(comparison))
+    now = Outcome(comparison.reported_verdict, status_state(comparison))
     try:
         outcome = collab.github.upsert_comment(
             number, suite, body, mode=opts.comment_mode, regressed=regressed, outcome=now
@@ -117,7 +117,7 @@ def write_publish(
     state, description = status.last or ("error", "ragguard did not finish")
     # The publisher writes its own outcome line; a published one would be made inert text.
     payload = publish_document(
-        suite, target.sha, without_outcome(body), state, description, comparison.said
+        suite, target.sha, without_outcome(body), state, description, comparison.reported_verdict
     )
     write_report(out / "publish.json", json.dumps(payload, indent=1) + "\n")
     append_summary(

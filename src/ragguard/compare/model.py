@@ -275,7 +275,7 @@ class Comparison:
         return bool(self.setting_diffs)
 
     @property
-    def said(self) -> str:
+    def reported_verdict(self) -> str:
         """The verdict as the action output, the comment's hidden outcome line, the job log and
         the terminal say it: ``no-baseline`` for a pass with no baseline to compare with."""
         return NO_BASELINE if self.baseline_missing and self.verdict == PASS else self.verdict

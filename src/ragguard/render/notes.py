@@ -36,10 +36,14 @@ def fork_note(binding: bool) -> str:
     return note
 
 
-def error_comment(suite: str, failure: BaseException, results_written: bool, results: str) -> str:
+def error_comment(
+    suite: str, failure: BaseException, results_written: bool, results_name: str
+) -> str:
     """A short report for a run that did not get as far as rendering its own."""
     message = " ".join(str(failure).split()) or type(failure).__name__
-    where = f"`{results}` was written" if results_written else f"no `{results}` was written"
+    where = (
+        f"`{results_name}` was written" if results_written else f"no `{results_name}` was written"
+    )
     return (
         f"{comment_marker(suite)}\n"
         f"### 🛑 ragguard · {escape_markdown(suite, 100)}: **error**\n\n"

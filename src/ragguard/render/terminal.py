@@ -16,9 +16,9 @@ from ragguard.render.verdict import coverage_line, ordered_reasons
 
 def comparison_terminal(comparison: Comparison) -> str:
     """The plain-text report ``ragguard compare`` prints."""
-    unmeasured = comparison.said == NO_BASELINE  # nothing compared: no row says pass
+    unmeasured = comparison.reported_verdict == NO_BASELINE  # nothing compared: no row says pass
     lines = [
-        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.said.upper()}"
+        f"ragguard compare · suite {printable(comparison.suite)}: {comparison.reported_verdict.upper()}"
         + (" (no baseline yet)" if comparison.baseline_missing and not unmeasured else ""),
         printable(coverage_line(comparison), 300),
         *repeat_lines(comparison.repeats, lambda i: printable(i, 80)),
