@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from ragguard.metrics.evidence import coverage  # noqa: E402
 from ragguard.metrics.text import split_sentences  # noqa: E402
-from ragguard.results.records import Chunk  # noqa: E402
+from ragguard.results.chunks import Chunk  # noqa: E402
 from ragguard.testset.model import Evidence  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ragtruth-qa-dev"

@@ -22,8 +22,9 @@ from dataclasses import replace
 from ragguard.compare import FAIL, compare
 from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import Results
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_question
 from ragguard.testset.model import Question
 

@@ -62,8 +62,9 @@ from ragguard.compare.rechecks import recheck_ids, tally_rechecks, with_rechecks
 from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics import faithfulness as faith_module
 from ragguard.metrics.names import DEFAULT_METRICS, parse_metric_list
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import QuestionResult, Results, SentenceVerdict
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.repeats import combine_question, combine_repeats
 from ragguard.scoring.score import score_question
 from ragguard.testset.model import Question

@@ -29,8 +29,9 @@ from ragguard.compare import compare
 from ragguard.config.sections.gate import default_gate_rules
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment, render_summary, terminal_report
+from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results, write_results
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet
 

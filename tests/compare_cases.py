@@ -12,8 +12,9 @@ from dataclasses import replace
 from ragguard.config.sections.gate import GateRules
 from ragguard.metrics.faithfulness import hallucination_free_score
 from ragguard.metrics.names import parse_metric_list
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import QuestionResult, Results, SentenceVerdict
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.repeats import combine_repeats
 from ragguard.scoring.score import score_run, summarize
 from ragguard.testset.model import Question, TestSet

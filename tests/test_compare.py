@@ -43,9 +43,10 @@ from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules, MetricRule
 from ragguard.metrics.names import parse_metric_list
 from ragguard.render import render_comment
+from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results, write_results
 from ragguard.results.model import QuestionResult, Results
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_question
 from ragguard.testset.model import Question
 

@@ -7,7 +7,8 @@ import pytest
 from ragguard.compare import NEWLY_FAILING, compare
 from ragguard.config.sections.gate import GateRules, default_gate_rules
 from ragguard.metrics.names import parse_metric_list
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Evidence, Question, TestSet
 

@@ -11,8 +11,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ragguard.core.errors import Where
+from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results
-from ragguard.results.records import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
 from ragguard.testset.importing import LabelSources, TextIndex, import_questions, question_ids
 from ragguard.testset.load import load_testset

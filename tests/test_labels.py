@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord
 from ragguard.scoring.labels import unmatched_label_warning
 from ragguard.testset.model import Evidence, Question, TestSet
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from ragguard.config.model import RunSettings
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord
 from ragguard.system.base import Answer, SystemFailure, TransientFailure
 from ragguard.system.outcome import (
     VERDICT_ERROR,

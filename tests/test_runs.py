@@ -7,15 +7,9 @@ import json
 import pytest
 
 from ragguard.core.errors import InputError
+from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results
-from ragguard.results.records import (
-    Chunk,
-    RunRecord,
-    dump_run,
-    load_corpus,
-    load_run,
-    parse_run_jsonl,
-)
+from ragguard.results.records import RunRecord, dump_run, load_corpus, load_run, parse_run_jsonl
 from ragguard.testset.formats import load_run_file
 
 RECORDS = (

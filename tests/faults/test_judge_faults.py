@@ -32,8 +32,9 @@ from ragguard.judge.client import JudgeClient
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings, JudgeSettings
 from ragguard.render import render_comment
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import Results
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet
 

@@ -12,7 +12,8 @@ import pytest
 import pytrec_eval
 from tests.test_parallel_scoring import write_trec
 
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord
 from ragguard.testset.formats import load_run_file, trec
 from ragguard.testset.formats.trec import dump_qrels, load_qrels, no_relevant_warning, parse_qrels
 from ragguard.testset.formats.trec_runs import (

@@ -13,7 +13,8 @@ from fake_openai import FakeOpenAI
 from ragguard.judge.client import JudgeClient
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings, JudgeSettings
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet
 

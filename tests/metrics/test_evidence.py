@@ -16,7 +16,7 @@ from ragguard.metrics.evidence import (
 )
 from ragguard.metrics.names import parse_metric, parse_metric_list
 from ragguard.metrics.retrieval import Labels, score_ranking
-from ragguard.results.records import Chunk
+from ragguard.results.chunks import Chunk
 from ragguard.testset.model import Evidence, Question
 
 QUOTE = "Each API key may send 100 requests per minute"

@@ -9,8 +9,9 @@ import pytest
 
 from ragguard.metrics.names import parse_metric_list
 from ragguard.metrics.settings import GenerationSettings, JudgeSettings
+from ragguard.results.chunks import Chunk
 from ragguard.results.io import results_from_dict
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.score import score_run
 from ragguard.testset.model import Question, TestSet
 

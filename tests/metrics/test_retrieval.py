@@ -18,8 +18,9 @@ from ragguard.metrics.retrieval import (
     relevant_ranks,
     score_ranking,
 )
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, STATUS_OK
-from ragguard.results.records import Chunk, RunRecord, load_run
+from ragguard.results.records import RunRecord, load_run
 from ragguard.scoring.score import score_question, score_run
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import Question, TestSet

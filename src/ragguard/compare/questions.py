@@ -37,8 +37,8 @@ def per_question_rule(
     """The configured per-question rule, or the default built from the shared metrics.
 
     Default: ``hit_rate@3: 1`` (else the hit_rate with the smallest k above 1, else any
-    hit_rate) and ``faithfulness: 1.0`` (else ``hallucination_free: 1``) where those metrics
-    are present.
+    hit_rate) and ``faithfulness: 1.0`` (else ``hallucination_free: 1``), and for an agent's
+    test set ``hops_reached: 1`` and ``tool_recall: 1``, where those metrics are present.
     """
     if rules.per_question is not None:
         return dict(rules.per_question)
@@ -57,6 +57,9 @@ def per_question_rule(
         rule[HALLUCINATION_METRIC] = 1.0
     elif "hallucination_free" in names:
         rule["hallucination_free"] = 1.0
+    for agent_metric in ("hops_reached", "tool_recall"):  # an agent's broken hop or tool
+        if agent_metric in names:
+            rule[agent_metric] = 1.0
     return rule
 
 

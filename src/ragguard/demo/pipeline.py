@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ragguard.results.records import Chunk
+from ragguard.results.chunks import Chunk
 from ragguard.system.base import Answer
 from ragguard.testset.model import Question
 

@@ -30,7 +30,7 @@ from functools import lru_cache
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.retrieval import Labels, discount, score_ranking
 from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
-from ragguard.results.records import Chunk
+from ragguard.results.chunks import Chunk
 from ragguard.testset.model import Evidence, Question, normal_text
 
 

@@ -19,6 +19,13 @@ RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
 INFORMATIONAL = ("judged",)
 FAITHFULNESS, HALLUCINATION_FREE = "faithfulness", "hallucination_free"
 GENERATION = ("faithfulness", "hallucination_free", "answer_relevance", "answer_f1", "abstention")
+# An agent's run (docs/agents.md): its hops, scored against the retrieval step that answers
+# each, and its tool calls. They apply to the questions that have hops or expected tools.
+HOP_NEEDS_K = ("hop_recall", "hop_ndcg")
+HOP_OPTIONAL = ("hops_reached",)
+TOOL = ("tool_recall", "tool_precision", "trajectory_match")
+AGENT = (*HOP_NEEDS_K, *HOP_OPTIONAL, *TOOL)
+NO_CUTOFF = (*GENERATION, *HOP_OPTIONAL, *TOOL)
 # What an answer costs, compared and gated beside the metrics but lower-is-better: the run's
 # latency percentiles (seconds) and the mean tokens and cost per answer from ``usage``.
 COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost")
@@ -76,9 +83,20 @@ class MetricSpec:
         return self.base in GENERATION
 
     @property
+    def is_agent(self) -> bool:
+        """A hop or tool metric, scored from a run's steps."""
+        return self.base in AGENT
+
+    @property
     def is_binary(self) -> bool:
         """Per-question values are 0 or 1 (used to pick McNemar's test)."""
-        return self.base in ("hit_rate", "abstention", "hallucination_free")
+        return self.base in (
+            "hit_rate",
+            "abstention",
+            "hallucination_free",
+            "hops_reached",
+            "trajectory_match",
+        )
 
     def __str__(self) -> str:
         return self.name
@@ -93,21 +111,23 @@ def parse_metric(name: str) -> MetricSpec:
     """Parse ``base@k``; raise :class:`MetricNameError` with a suggestion."""
     text = name.strip()
     base, sep, k_text = text.partition("@")
-    if base in GENERATION:
+    if base in NO_CUTOFF:
         if sep:
             raise MetricNameError(f"metric {base!r} takes no cut-off; write {base}")
         return MetricSpec(base)
-    if base not in RETRIEVAL:
-        close = difflib.get_close_matches(base, RETRIEVAL + GENERATION, n=1)
+    if base not in RETRIEVAL + HOP_NEEDS_K:
+        close = difflib.get_close_matches(base, RETRIEVAL + GENERATION + AGENT, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise MetricNameError(
             f"unknown metric {text!r}; {hint}known: "
             + ", ".join(f"{b}@k" for b in CHUNK_NEEDS_K)
             + ", mrr, mrr@k, map, map@k, judged@k, the doc_ form of each (doc_recall@k), "
             + ", ".join(GENERATION)
+            + ", hop_recall@k, hop_ndcg@k, "
+            + ", ".join((*HOP_OPTIONAL, *TOOL))
         )
     if not sep:
-        if base in RETRIEVAL_NEEDS_K:
+        if base in RETRIEVAL_NEEDS_K + HOP_NEEDS_K:
             raise MetricNameError(f"metric {base!r} needs a cut-off, for example {base}@5")
         return MetricSpec(base)
     k = ascii_int(k_text)
@@ -142,3 +162,20 @@ def with_companions(specs: tuple[MetricSpec, ...]) -> tuple[MetricSpec, ...]:
         return specs
     at = names.index(FAITHFULNESS) + 1
     return (*specs[:at], MetricSpec(HALLUCINATION_FREE), *specs[at:])
+
+
+AGENT_DEFAULTS = {"hops": ("hops_reached", "hop_recall@5"), "tools": TOOL}
+
+
+def with_agent_metrics(
+    specs: tuple[MetricSpec, ...], has_hops: bool, has_tools: bool
+) -> tuple[MetricSpec, ...]:
+    """The metrics with an agent's defaults added when the test set has hops or expected
+    tools and the list names no agent metric (docs/agents.md): ``hops_reached`` and
+    ``hop_recall@5``; ``tool_recall``, ``tool_precision`` and ``trajectory_match``."""
+    if any(spec.is_agent for spec in specs) or not (has_hops or has_tools):
+        return specs
+    added = (AGENT_DEFAULTS["hops"] if has_hops else ()) + (
+        AGENT_DEFAULTS["tools"] if has_tools else ()
+    )
+    return (*specs, *(parse_metric(name) for name in added))

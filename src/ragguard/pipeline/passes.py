@@ -10,7 +10,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragguard.results.records import Chunk, corpus_texts
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import corpus_texts
 from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 

@@ -24,35 +24,14 @@ from ragguard.core.sources import (
     iter_lines,
     same_after_normalising,
     shown,
-    span_of,
     type_name,
     unknown_key_message,
 )
+from ragguard.results.chunks import Chunk, chunk_origin, chunk_to_dict, ranking_from_list
+from ragguard.results.steps import Step, steps_from_list, union_of_retrievals, usage_of_steps
 from ragguard.results.usage import Usage, usage_from_mapping
 
-RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta", "usage")
-CHUNK_KEYS = ("id", "text", "score", "doc", "chars", "lines", "meta")
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One retrieved chunk: its id, and optionally its text and retriever score.
-
-    ``doc``, ``chars`` (start, end excluded) and ``lines`` (first, last) say where in a
-    document the chunk comes from; evidence labels judge the chunk by them.
-    """
-
-    id: str
-    text: str | None = None
-    score: float | None = None
-    doc: str | None = None
-    chars: tuple[int, int] | None = None
-    lines: tuple[int, int] | None = None
-
-    @property
-    def is_bare(self) -> bool:
-        """Only an id: written back as a plain string."""
-        return self.text is None and self.score is None and self.doc is None
+RECORD_KEYS = ("id", "retrieved", "answer", "latency_ms", "error", "meta", "usage", "steps")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +45,7 @@ class RunRecord:
     error: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     usage: Usage | None = None
+    steps: tuple[Step, ...] = ()  # an agent's retrievals, tool and model calls (steps.py)
 
     @property
     def retrieved_ids(self) -> list[str]:
@@ -73,7 +53,7 @@ class RunRecord:
 
     def to_dict(self) -> dict[str, Any]:
         retrieved: list[Any] = [
-            chunk.id if chunk.is_bare else _chunk_to_dict(chunk) for chunk in self.retrieved
+            chunk.id if chunk.is_bare else chunk_to_dict(chunk) for chunk in self.retrieved
         ]
         data: dict[str, Any] = {
             "id": self.id,
@@ -86,19 +66,9 @@ class RunRecord:
             data["meta"] = dict(self.meta)
         if self.usage is not None:
             data["usage"] = self.usage.to_dict()
+        if self.steps:
+            data["steps"] = [step.to_dict() for step in self.steps]
         return data
-
-
-def _chunk_to_dict(chunk: Chunk) -> dict[str, Any]:
-    fields = (
-        ("id", chunk.id),
-        ("text", chunk.text),
-        ("score", chunk.score),
-        ("doc", chunk.doc),
-        ("chars", list(chunk.chars) if chunk.chars else None),
-        ("lines", list(chunk.lines) if chunk.lines else None),
-    )
-    return {key: value for key, value in fields if value is not None}
 
 
 @dataclass(frozen=True)
@@ -166,14 +136,10 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
         question_id = str(question_id)
     if not isinstance(question_id, str) or not question_id:
         raise where.error("every run entry needs the question id as a string", key="id")
-    retrieved = obj.get("retrieved")
-    retrieved = [] if retrieved is None else retrieved
-    if not isinstance(retrieved, list):
-        raise where.error(
-            f"expected a list in rank order, found {type_name(retrieved)}", key="retrieved"
-        )
-    chunks = tuple(_chunk(item, index, where) for index, item in enumerate(retrieved))
-    _check_unique(chunks, where)
+    steps = steps_from_list(obj.get("steps"), where)
+    chunks = ranking_from_list(obj.get("retrieved"), where)
+    if obj.get("retrieved") is None and steps:
+        chunks = union_of_retrievals(steps)
     answer = obj.get("answer")
     if answer is not None and not isinstance(answer, str):
         raise where.error(f"expected a string or null, found {type_name(answer)}", key="answer")
@@ -195,78 +161,16 @@ def record_from_mapping(obj: Mapping[str, Any], where: Where) -> RunRecord:
         latency_ms=float(latency) if latency is not None else None,
         error=error or None,
         meta=dict(meta),
-        usage=usage_from_mapping(obj.get("usage"), where),
+        usage=_usage(obj, steps, where),
+        steps=steps,
     )
 
 
-def _chunk(item: Any, index: int, where: Where) -> Chunk:
-    key = f"retrieved[{index}]"
-    if isinstance(item, str) and item:
-        return Chunk(item)
-    if isinstance(item, int) and not isinstance(item, bool):
-        return Chunk(str(item))
-    if isinstance(item, str):
-        raise where.error("empty chunk id; give every retrieved chunk its id", key=key)
-    if not isinstance(item, Mapping):
-        raise where.error(
-            f"expected a chunk id or an object with 'id', found {type_name(item)}", key=key
-        )
-    for name in item:
-        if name not in CHUNK_KEYS:
-            raise where.error(f"{name!r}: {unknown_key_message(name, CHUNK_KEYS)}", key=key)
-    chunk_id = item.get("id")
-    if isinstance(chunk_id, int) and not isinstance(chunk_id, bool):
-        chunk_id = str(chunk_id)
-    if not isinstance(chunk_id, str) or not chunk_id:
-        raise where.error("a retrieved chunk object needs a string 'id'", key=key)
-    text = item.get("text")
-    if text is not None and not isinstance(text, str):
-        raise where.error(f"'text' must be a string, found {type_name(text)}", key=key)
-    score = item.get("score")
-    if score is not None and not is_finite_number(score):
-        raise where.error(f"'score' must be a finite number, found {shown(score)}", key=key)
-    return Chunk(
-        chunk_id, text, float(score) if score is not None else None, *_origin(item, where, key)
-    )
-
-
-def _origin(
-    item: Mapping[str, Any], where: Where, key: str
-) -> tuple[str | None, tuple[int, int] | None, tuple[int, int] | None]:
-    """A chunk's ``doc``, ``chars`` and ``lines``, validated (all optional)."""
-    doc = item.get("doc")
-    if isinstance(doc, int) and not isinstance(doc, bool):
-        doc = str(doc)
-    if doc is not None and not (isinstance(doc, str) and doc):
-        raise where.error(f"'doc' must be a document id string, found {shown(doc)}", key=key)
-    return doc, _range(item, "chars", 0, where, key), _range(item, "lines", 1, where, key)
-
-
-def _range(
-    item: Mapping[str, Any], name: str, first: int, where: Where, key: str
-) -> tuple[int, int] | None:
-    value = item.get(name)
-    if value is None:
-        return None
-    span = span_of(value, first)
-    if span is None:
-        raise where.error(
-            f"'{name}' must be [start, end] with {first} <= start <= end, found {shown(value)}",
-            key=key,
-        )
-    return span
-
-
-def _check_unique(chunks: tuple[Chunk, ...], where: Where) -> None:
-    seen: dict[str, int] = {}
-    for rank, chunk in enumerate(chunks, start=1):
-        if chunk.id in seen:
-            raise where.error(
-                f"chunk {chunk.id!r} appears twice in one ranking (ranks {seen[chunk.id]} "
-                f"and {rank}); deduplicate the retriever's output",
-                key="retrieved",
-            )
-        seen[chunk.id] = rank
+def _usage(obj: Mapping[str, Any], steps: tuple[Step, ...], where: Where) -> Usage | None:
+    """The record's ``usage``, else the sum of its model calls' (steps.py)."""
+    if obj.get("usage") is None and steps:
+        return usage_of_steps(steps)
+    return usage_from_mapping(obj.get("usage"), where)
 
 
 def dump_run(records: Iterable[RunRecord]) -> str:
@@ -308,5 +212,5 @@ def load_corpus_chunks(path: str | Path) -> dict[str, Chunk]:
             body = f"{title.strip()}\n{body}"
         if chunk_id in corpus:
             raise where.error(f"duplicate chunk id {chunk_id!r}", key="id")
-        corpus[chunk_id] = Chunk(chunk_id, body, None, *_origin(obj, where, "doc"))
+        corpus[chunk_id] = Chunk(chunk_id, body, None, *chunk_origin(obj, where, "doc"))
     return corpus

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ragguard.metrics.names import MetricSpec
-from ragguard.results.records import Chunk, RunRecord, load_corpus_chunks
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord, load_corpus_chunks
 from ragguard.testset.model import TestSet
 
 SHOWN = 5

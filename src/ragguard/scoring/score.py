@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ragguard.metrics.names import MetricSpec
+from ragguard.metrics.names import MetricSpec, with_agent_metrics
 from ragguard.metrics.retrieval import Labels, score_ranking
 from ragguard.metrics.stats import Bootstrap, mean
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import (
     STATUS_ERROR,
     STATUS_MISSING,
@@ -23,8 +24,10 @@ from ragguard.results.model import (
     Results,
     question_result,
 )
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.results.usage import Usage
+from ragguard.scoring.agents import agent_specs, agent_values, zero_values
+from ragguard.scoring.ranking import has_document_level, retrieval_specs, retrieval_values
 from ragguard.testset.model import Question, TestSet, combined_fingerprint
 
 if TYPE_CHECKING:
@@ -49,18 +52,21 @@ def score_question(
     """
     if record is None:
         return score_ranked(question, None, specs)
-    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    retrieval = retrieval_specs(specs) if _ranks_chunks(question) else ()
     values: dict[str, float] = {}
     judgments: dict[str, int] = {}
+    agent = agent_specs(specs)
     if record.error:
         status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
-    elif retrieval:
-        status = STATUS_OK
-        values, judgments = _retrieval_values(
-            question, record.retrieved, retrieval, origins, min_coverage
-        )
+        values.update(zero_values(question, agent))
     else:
         status = STATUS_OK
+        if retrieval:
+            values, judgments = retrieval_values(
+                question, record.retrieved, retrieval, origins, min_coverage
+            )
+        if agent:
+            values.update(agent_values(question, record, agent, origins, min_coverage))
     return _result(
         question,
         status,
@@ -82,15 +88,16 @@ def score_ranked(
 ) -> QuestionResult:
     """Score one question from its ranked chunk ids alone (a TREC run; ``None`` when the run
     has no entry): the same values as :func:`score_question` with a record of those ids."""
-    retrieval = _retrieval_specs(specs) if question.answerable else ()
+    retrieval = retrieval_specs(specs) if _ranks_chunks(question) else ()
     if ranking is None:
         values = dict.fromkeys(_names(retrieval), 0.0)
+        values.update(zero_values(question, agent_specs(specs)))
         return _result(question, STATUS_MISSING, values, (), error=MISSING_MESSAGE)
     if not retrieval:
         return ranked_result(question, {}, tuple(ranking))
-    if question.evidence or _has_document_level(retrieval):
+    if question.evidence or has_document_level(retrieval):
         chunks = tuple(map(Chunk, ranking))
-        values, judgments = _retrieval_values(question, chunks, retrieval, origins, None)
+        values, judgments = retrieval_values(question, chunks, retrieval, origins, None)
         return ranked_result(question, values, tuple(ranking), judgments)
     values = score_ranking(ranking, Labels.from_grades(question.relevant), retrieval)
     return ranked_result(question, values, tuple(ranking))
@@ -147,64 +154,10 @@ def _result(
     )
 
 
-def _retrieval_values(
-    question: Question,
-    retrieved: tuple[Chunk, ...],
-    specs: Sequence[MetricSpec],
-    origins: Mapping[str, Chunk] | None,
-    min_coverage: float | None,
-) -> tuple[dict[str, float], dict[str, int]]:
-    """Chunk- and document-level values in the order of ``specs``, and, with evidence
-    labels, the grade each retrieved chunk earned."""
-    ids = [chunk.id for chunk in retrieved]
-    if not question.evidence and not _has_document_level(specs):
-        return score_ranking(ids, Labels.from_grades(question.relevant), specs), {}
-    from ragguard.metrics.evidence import judge_ranking, score_documents, score_judged
-    from ragguard.metrics.settings import DEFAULT_MIN_COVERAGE
-
-    coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
-    chunk_specs = [spec for spec in specs if not spec.is_document_level]
-    judgments: dict[str, int] = {}
-    if question.evidence:
-        judged = judge_ranking(question, retrieved, origins, coverage)
-        values = score_judged(judged, chunk_specs)
-        judgments = judged.chunk_grades(ids)
-    else:
-        values = score_ranking(ids, Labels.from_grades(question.relevant), chunk_specs)
-    doc_specs = [spec for spec in specs if spec.is_document_level]
-    if doc_specs:
-        values.update(score_documents(question, retrieved, doc_specs, origins))
-    return {spec.name: values[spec.name] for spec in specs if spec.name in values}, judgments
-
-
-# The retrieval specs of a list of specs, by the list's id (score_run passes the same list
-# for every question; the metric plans are cached by the id of the tuple returned), and
-# whether any is document-level.
-_RETRIEVAL: dict[int, tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]] = {}
-
-
-def _retrieval_specs(specs: Sequence[MetricSpec]) -> tuple[MetricSpec, ...]:
-    return _cached_specs(specs)[1]
-
-
-def _has_document_level(specs: Sequence[MetricSpec]) -> bool:
-    return _cached_specs(specs)[2]
-
-
-def _cached_specs(
-    specs: Sequence[MetricSpec],
-) -> tuple[Sequence[MetricSpec], tuple[MetricSpec, ...], bool]:
-    cached = _RETRIEVAL.get(id(specs))
-    if cached is not None and cached[0] is specs:
-        return cached
-    if len(_RETRIEVAL) >= 64:
-        _RETRIEVAL.clear()
-    chosen = tuple(spec for spec in specs if spec.is_retrieval)
-    entry = (specs, chosen, any(spec.is_document_level for spec in chosen))
-    _RETRIEVAL[id(specs)] = entry
-    if chosen is not specs:  # the tuple is asked about too (_has_document_level(retrieval))
-        _RETRIEVAL[id(chosen)] = (chosen, chosen, entry[2])
-    return entry
+def _ranks_chunks(question: Question) -> bool:
+    """Whether retrieval metrics apply: an answerable question with labels (one answered by
+    tool calls alone has none)."""
+    return question.answerable and (not question.expected_tools or question.has_relevant)
 
 
 def _names(specs: Sequence[MetricSpec]) -> list[str]:
@@ -250,6 +203,11 @@ def score_run(
     Evidence labels judge retrieved chunks by their text and document, completed from
     ``origins`` (the corpus's chunks), with ``min_coverage`` (docs/metrics.md).
     """
+    specs = with_agent_metrics(
+        tuple(specs),
+        any(q.hops for q in testset),
+        any(q.expected_tools for q in testset),
+    )
     names = tuple(spec.name for spec in specs)
     wanted = [spec.name for spec in specs if spec.is_generation]
     questions = tuple(

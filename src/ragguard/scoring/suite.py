@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ragguard.results.chunks import Chunk
 from ragguard.results.model import Results
-from ragguard.results.records import Chunk, RunRecord
+from ragguard.results.records import RunRecord
 from ragguard.scoring.labels import unmatched_label_warning
 from ragguard.scoring.repeats import combine_repeats
 from ragguard.scoring.score import score_run

@@ -18,11 +18,13 @@ from typing import Any, Protocol, runtime_checkable
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import type_name
-from ragguard.results.records import Chunk, RunRecord, record_from_mapping
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import RunRecord, record_from_mapping
+from ragguard.results.steps import Step
 from ragguard.results.usage import Usage
 from ragguard.testset.model import Question
 
-OUTPUT_KEYS = ("retrieved", "answer", "meta", "usage")
+OUTPUT_KEYS = ("retrieved", "answer", "meta", "usage", "steps")
 USAGE_ATTRIBUTES = ("prompt_tokens", "completion_tokens", "total_tokens", "cost")
 
 
@@ -49,6 +51,7 @@ class Answer:
     answer: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     usage: Usage | None = None
+    steps: tuple[Step, ...] = ()
 
 
 @runtime_checkable
@@ -105,10 +108,19 @@ def answer_from_output(value: Any, what: str = "the result") -> Answer:
         raise SystemFailure(
             f"{what}: 'retrieved' is {type_name(retrieved)}; expected a list in rank order"
         )
-    fields["retrieved"] = [_chunk_value(item) for item in retrieved or ()]
+    fields["steps"] = _steps_value(fields.get("steps"))
+    if retrieved is not None or not fields["steps"]:
+        fields["retrieved"] = [_chunk_value(item) for item in retrieved or ()]
     fields["usage"] = _usage_value(fields.get("usage"))
     record = _validated({"id": "-", **fields}, what)
-    return Answer(record.retrieved, record.answer, record.meta, record.usage)
+    return Answer(record.retrieved, record.answer, record.meta, record.usage, record.steps)
+
+
+def _steps_value(steps: Any) -> Any:
+    """Steps given as a tuple, or as :class:`Step` objects, become the list of mappings."""
+    if not isinstance(steps, (list, tuple)):
+        return steps
+    return [step.to_dict() if isinstance(step, Step) else step for step in steps]
 
 
 def _usage_value(usage: Any) -> Any:
@@ -148,6 +160,7 @@ def record_for(question_id: str, answer: Answer, latency_ms: float | None) -> Ru
         latency_ms=latency_ms,
         meta=dict(answer.meta),
         usage=answer.usage,
+        steps=answer.steps,
     )
 
 

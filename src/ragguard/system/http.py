@@ -47,7 +47,7 @@ from ragguard.system.base import (
 from ragguard.testset.model import Question
 
 METHODS = ("POST", "GET")
-RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer", "usage")
+RESPONSE_KEYS = ("retrieved", "id", "text", "score", "doc", "answer", "usage", "steps")
 DEFAULT_RESPONSE = {
     "retrieved": "retrieved",
     "id": "id",
@@ -56,6 +56,7 @@ DEFAULT_RESPONSE = {
     "doc": "doc",
     "answer": "answer",
     "usage": "usage",
+    "steps": "steps",
 }
 DEFAULT_BODY = {"question": "{question}", "id": "{id}", "tags": "{tags}"}
 DEFAULT_PARAMS = {"question": "{question}", "id": "{id}"}
@@ -79,14 +80,25 @@ class ResponseMapping:
     answer: str | None = "answer"
     answer_required: bool = False
     usage: str | None = "usage"  # the answer's tokens and cost (usage.py), when present
+    steps: str | None = "steps"  # an agent's retrievals and tool calls (steps.py), when present
 
     def extract(self, document: Any) -> dict[str, Any]:
-        items = lookup(document, self.retrieved)
-        if not isinstance(items, list):
+        output: dict[str, Any] = {}
+        if self.steps is not None:
+            with contextlib.suppress(PathMissing):
+                output["steps"] = lookup(document, self.steps)
+        try:
+            items = lookup(document, self.retrieved)
+        except PathMissing:
+            if output.get("steps") is None:
+                raise
+            items = None  # the union of the retrieval steps
+        if items is not None and not isinstance(items, list):
             raise SystemFailure(
                 f"response: {self.retrieved!r} is {type_name(items)}; expected a list of chunks"
             )
-        output: dict[str, Any] = {"retrieved": [self._chunk(item) for item in items]}
+        if items is not None:
+            output["retrieved"] = [self._chunk(item) for item in items]
         if self.answer is not None:
             try:
                 output["answer"] = lookup(document, self.answer)
@@ -338,7 +350,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
             raise system.error(
                 f"unknown key {key!r}; allowed: {', '.join(RESPONSE_KEYS)}", key="response"
             )
-        nullable = key in ("text", "score", "doc", "answer", "usage")
+        nullable = key in ("text", "score", "doc", "answer", "usage", "steps")
         if not (isinstance(path, str) or (path is None and nullable)):
             raise system.error(
                 f"{key}: expected a JSON pointer (/a/b) or dotted path (a.b), found {path!r}",
@@ -354,6 +366,7 @@ def _response_mapping(value: Any, system: SystemConfig) -> ResponseMapping:
         answer=merged["answer"],
         answer_required="answer" in value and value["answer"] is not None,
         usage=merged["usage"],
+        steps=merged["steps"],
     )
 
 

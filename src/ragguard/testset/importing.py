@@ -30,7 +30,7 @@ import yaml
 
 from ragguard.core.errors import InputError
 from ragguard.core.sources import bad_path, cannot_read
-from ragguard.results.records import Chunk
+from ragguard.results.chunks import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
 from ragguard.testset.model import normal_text
 

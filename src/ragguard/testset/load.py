@@ -15,13 +15,13 @@ from ragguard.core.sources import (
     iter_jsonl_objects,
     read_text,
     same_after_normalising,
-    shown,
-    span_of,
     type_name,
     unknown_key_message,
 )
 from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
-from ragguard.testset.model import MAX_GRADE, Evidence, Question, TestSet, grade_too_high
+from ragguard.testset.agentic import parse_hops, parse_tool_order, parse_tools, union_of_hops
+from ragguard.testset.labels import identifier, parse_labels
+from ragguard.testset.model import Question, TestSet
 
 QUESTION_KEYS = (
     "id",
@@ -32,6 +32,9 @@ QUESTION_KEYS = (
     "critical",
     "tags",
     "meta",
+    "hops",
+    "expected_tools",
+    "tool_order",
 )
 
 
@@ -173,17 +176,22 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
     for key in entry:
         if key not in QUESTION_KEYS:
             raise where.error(unknown_key_message(key, QUESTION_KEYS), key=str(key))
-    question_id = _identifier(entry.get("id"), "id", where)
+    question_id = identifier(entry.get("id"), "id", where)
     text = _question_text(entry.get("question"), where)
     answerable = _optional_bool(entry, "answerable", True, where)
-    relevant, evidence = _labels(entry.get("relevant"), where)
+    relevant, evidence = parse_labels(entry.get("relevant"), where)
+    hops = parse_hops(entry.get("hops"), where)
+    if hops and entry.get("relevant") is None:
+        relevant, evidence = union_of_hops(hops)
+    tools = parse_tools(entry.get("expected_tools"), where)
     has_relevant = any(grade >= 1 for grade in relevant.values()) or any(
         e.grade >= 1 for e in evidence
     )
-    if answerable and not has_relevant:
+    if answerable and not has_relevant and not tools:
         raise where.error(
             f"question {question_id!r} has no relevant chunk (grade >= 1); label one, "
-            "or set answerable: false if the docs cannot answer it",
+            "or set answerable: false if the docs cannot answer it (or give expected_tools "
+            "for a question answered by tool calls alone)",
             key="relevant",
         )
     if not answerable and has_relevant:
@@ -210,6 +218,9 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
         tags=_tags(entry.get("tags"), where),
         meta=dict(meta),
         evidence=evidence,
+        hops=hops,
+        expected_tools=tools,
+        tool_order=parse_tool_order(entry.get("tool_order"), bool(tools), where),
     )
 
 
@@ -225,20 +236,6 @@ def _question_text(text: Any, where: Where) -> str:
     raise where.error(f"question text is required ({found})", key="question")
 
 
-def _identifier(value: Any, key: str, where: Where) -> str:
-    """An id: a non-empty string, or a whole number taken as its digits."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    if value is None:
-        needed = "a stable id for this question" if key == "id" else "a chunk id, not null"
-        raise where.error(f"is required ({needed})", key=key)
-    if isinstance(value, str):
-        raise where.error("is empty; give a non-empty id", key=key)
-    raise where.error(f"expected a non-empty string, found {type_name(value)}; quote it", key=key)
-
-
 def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Where) -> bool:
     value = entry.get(key, default)
     if value is None:
@@ -246,122 +243,6 @@ def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Whe
     if not isinstance(value, bool):
         raise where.error(f"expected true or false, found {type_name(value)}", key=key)
     return value
-
-
-def _labels(value: Any, where: Where) -> tuple[dict[str, int], tuple[Evidence, ...]]:
-    """Graded chunk labels and evidence labels.
-
-    ``relevant`` is a mapping of chunk id to grade, a single chunk id, or a list whose items
-    are chunk ids (grade 1) or evidence mappings (``{doc: ..., quote: ..., grade: 2}``).
-    Errors point at the line of the offending label when the YAML gives it.
-    """
-    if value is None:
-        return {}, ()
-    if isinstance(value, str):
-        if "," in value:
-            raise where.error(
-                f"{value!r} is one chunk id; list several as [a, b] or {{a: 2, b: 1}}",
-                key="relevant",
-            )
-        value = [value]
-    evidence: list[Evidence] = []
-    if isinstance(value, list):
-        items = []
-        for index, item in enumerate(value):
-            at = _item_where(value, index, where)
-            if isinstance(item, Mapping):
-                evidence.append(_evidence(item, index, at))
-            else:
-                items.append((item, 1, at))
-    elif isinstance(value, Mapping):
-        items = [(chunk, grade, _key_where(value, chunk, where)) for chunk, grade in value.items()]
-    else:
-        raise where.error(
-            "expected a mapping of chunk id to grade, or a list of chunk ids and evidence; "
-            f"found {type_name(value)}",
-            key="relevant",
-        )
-    labels: dict[str, int] = {}
-    for chunk, grade, at in items:
-        chunk_id = _identifier(chunk, "relevant", at)
-        if chunk_id in labels:
-            raise at.error(f"chunk {chunk_id!r} is listed twice", key="relevant")
-        labels[chunk_id] = _grade(grade, repr(chunk_id), at, "relevant")
-    return labels, _unique_evidence(evidence, where)
-
-
-EVIDENCE_KEYS = ("doc", "quote", "chars", "lines", "grade")
-
-
-def _evidence(item: Mapping[str, Any], index: int, where: Where) -> Evidence:
-    """One evidence label: ``{doc, grade?}`` and at most one of quote, chars, lines."""
-    key = f"relevant[{index}]"
-    for name in item:
-        if name not in EVIDENCE_KEYS:
-            raise where.error(f"{name!r}: {unknown_key_message(name, EVIDENCE_KEYS)}", key=key)
-    doc = _identifier(item.get("doc"), f"{key}.doc", where)
-    spans = [name for name in ("quote", "chars", "lines") if item.get(name) is not None]
-    if len(spans) > 1:
-        raise where.error(f"give one of quote, chars or lines, not {' and '.join(spans)}", key=key)
-    quote = item.get("quote")
-    if quote is not None and not (isinstance(quote, str) and quote.strip()):
-        raise where.error(
-            f"quote must be a non-empty string of the document's text, found {shown(quote)}",
-            key=f"{key}.quote",
-        )
-    grade = _grade(item.get("grade", 1), f"the evidence in {doc!r}", where, f"{key}.grade")
-    return Evidence(
-        doc=doc,
-        grade=grade,
-        quote=quote.strip() if isinstance(quote, str) else None,
-        chars=_span(item.get("chars"), f"{key}.chars", where, first=0),
-        lines=_span(item.get("lines"), f"{key}.lines", where, first=1),
-    )
-
-
-def _span(value: Any, key: str, where: Where, *, first: int) -> tuple[int, int] | None:
-    """A ``[start, end]`` pair of whole numbers, start <= end, start >= ``first``."""
-    if value is None:
-        return None
-    span = span_of(value, first)
-    if span is None:
-        unit = "characters, end excluded" if first == 0 else "lines, both included"
-        raise where.error(
-            f"expected [start, end] with {first} <= start <= end ({unit}), found {shown(value)}",
-            key=key,
-        )
-    return span
-
-
-def _unique_evidence(evidence: list[Evidence], where: Where) -> tuple[Evidence, ...]:
-    keys: set[str] = set()
-    for item in evidence:
-        if item.key in keys:
-            raise where.error(f"evidence {item.key} is listed twice", key="relevant")
-        keys.add(item.key)
-    return tuple(evidence)
-
-
-def _grade(grade: Any, what: str, at: Where, key: str) -> int:
-    if isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-        raise at.error(
-            f"grade of {what} must be a non-negative integer (0, 1, 2, ...), found {shown(grade)}",
-            key=key,
-        )
-    if grade > MAX_GRADE:
-        raise at.error(grade_too_high(what, grade), key=key)
-    return grade
-
-
-def _item_where(items: list[Any], index: int, where: Where) -> Where:
-    if isinstance(items, LineList) and items.item_lines[index] != where.line:
-        return Where(where.source, items.item_lines[index])
-    return where
-
-
-def _key_where(mapping: Mapping[Any, Any], key: Any, where: Where) -> Where:
-    line = mapping.key_lines.get(str(key)) if isinstance(mapping, LineDict) else None
-    return Where(where.source, line) if line else where
 
 
 def _tags(value: Any, where: Where) -> tuple[str, ...]:

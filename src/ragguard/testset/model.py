@@ -49,6 +49,31 @@ class Evidence:
 
 
 @dataclass(frozen=True, slots=True)
+class Hop:
+    """One retrieval an agent is expected to make, in order, with its own labels."""
+
+    relevant: Mapping[str, int] = field(default_factory=dict)
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def key(self) -> list[Any]:
+        """The hop's labels as a stable value (fingerprints)."""
+        return [sorted(self.relevant.items()), sorted([e.key, e.grade] for e in self.evidence)]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call the system is expected to make: its name, and the arguments that must
+    match (a subset: keys not named are not checked)."""
+
+    name: str
+    arguments: Mapping[str, Any] | None = None
+
+
+TOOL_ORDERS = ("any", "strict")
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """One test question and its labels.
 
@@ -66,11 +91,27 @@ class Question:
     tags: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
     evidence: tuple[Evidence, ...] = ()
+    # An agent's expected retrievals in order, and the tool calls it should make
+    # (docs/agents.md); ``relevant``/``evidence`` then hold at least the hops' labels.
+    hops: tuple[Hop, ...] = ()
+    expected_tools: tuple[ToolCall, ...] = ()
+    tool_order: str = "any"
 
     @property
     def fingerprint(self) -> str:
-        """A hash of what scoring depends on: the id, the labels and answerability."""
-        return label_fingerprint(self.id, self.relevant, self.answerable, self.evidence)
+        """A hash of what scoring depends on: the id, the labels and answerability, and the
+        hops and expected tools when there are any."""
+        return label_fingerprint(
+            self.id, self.relevant, self.answerable, self.evidence, self.agent_labels
+        )
+
+    @property
+    def agent_labels(self) -> dict[str, Any] | None:
+        """The hops and expected tool calls as a stable value, or None without either."""
+        if not self.hops and not self.expected_tools:
+            return None
+        tools = [[call.name, call.arguments] for call in self.expected_tools]
+        return {"hops": [hop.key for hop in self.hops], "tools": tools, "order": self.tool_order}
 
     @property
     def has_relevant(self) -> bool:
@@ -88,11 +129,15 @@ def label_fingerprint(
     relevant: Mapping[str, int],
     answerable: bool,
     evidence: tuple[Evidence, ...] = (),
+    agent_labels: Mapping[str, Any] | None = None,
 ) -> str:
-    """A hash of the labels; a question without evidence hashes as it always did."""
+    """A hash of the labels; a question without evidence, hops or expected tools hashes as
+    it always did."""
     payload: dict[str, Any] = {"id": question_id, "relevant": relevant, "answerable": answerable}
     if evidence:
         payload["evidence"] = sorted([e.key, e.grade] for e in evidence)
+    if agent_labels:
+        payload["agent"] = agent_labels
     text = _CANONICAL.encode(payload)  # sort_keys also orders the labels
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

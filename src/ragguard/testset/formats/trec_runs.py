@@ -18,7 +18,8 @@ from typing import BinaryIO
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
 from ragguard.core.sources import read_text
-from ragguard.results.records import Chunk, Run, RunRecord
+from ragguard.results.chunks import Chunk
+from ragguard.results.records import Run, RunRecord
 from ragguard.testset.formats.trec import (
     ASCII_FIELDS,
     Unusual,
