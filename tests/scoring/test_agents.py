@@ -54,7 +54,9 @@ def test_each_hop_scores_as_trec_eval_scores_its_step_as_a_query(seed):
     steps = [step for step in record.steps if step.type == "retrieval"]
     measures = {f"{family}.{','.join(map(str, KS))}" for family in TREC.values()}
     for hop, outcome in zip(question.hops, scores.hops, strict=True):
-        ranking = [c.id for c in steps[outcome.step].retrieved] if outcome.step is not None else []
+        ranking = (
+            [c.id for c in steps[outcome.retrieval - 1].retrieved] if outcome.retrieval else []
+        )
         run = {"q": {cid: float(len(ranking) - rank) for rank, cid in enumerate(ranking)}}
         evaluator = pytrec_eval.RelevanceEvaluator({"q": dict(hop.relevant)}, measures)
         expected = evaluator.evaluate(run).get("q", {}) if ranking else {}
@@ -145,3 +147,35 @@ def test_an_error_or_a_missing_answer_scores_zero_on_every_agent_metric():
 def test_naming_an_agent_metric_keeps_the_list_as_written():
     results = _score(GOOD, ("hit_rate@3", "hop_ndcg@3"))
     assert results.metrics == ("hit_rate@3", "hop_ndcg@3")
+
+
+def test_the_results_file_keeps_each_hops_step_and_misses_and_the_tool_calls(tmp_path):
+    from ragguard.results.io import load_results, write_results
+
+    broken = {
+        "warranty": {
+            "steps": [
+                {"type": "retrieval", "query": "model X", "retrieved": ["models#2"]},
+                {"type": "tool", "name": "refund", "arguments": {"model": "X"}},
+                {"type": "retrieval", "query": "warranty", "retrieved": ["faq#1"]},
+            ]
+        },
+        "plain": {"retrieved": ["plans#1"]},
+    }
+    results = _score(broken)
+    detail = results.questions[0].agent
+    assert detail is not None
+    assert [(h.retrieval, h.query, h.missing) for h in detail.hops] == [
+        (1, "model X", ()),
+        (None, "warranty", ("warranty#3",)),  # the query of the step in its place
+    ]
+    assert [c.name for c in detail.missing_tools] == ["lookup_model"]
+    assert [c.name for c in detail.unexpected_tools] == ["refund"]
+    assert results.questions[1].agent is None
+    path = tmp_path / "results.json"
+    write_results(results, path)
+    again = load_results(path)
+    assert again.questions == results.questions
+    assert json.loads(path.read_text())["questions"][0]["agent"]["hops"][1]["missing"] == [
+        "warranty#3"
+    ]

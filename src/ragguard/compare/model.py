@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ragguard.compare.agents import HopChange, ToolChange
 from ragguard.compare.detectable import Detectable
 from ragguard.config.sections.gate import GateRules
 from ragguard.results.model import (
@@ -157,6 +158,8 @@ class QuestionDiff:
     rank_change: RankChange | None = None
     hallucinated: tuple[SentenceVerdict, ...] = ()
     unlabelled: Unlabelled | None = None
+    hops: tuple[HopChange, ...] = ()  # an agent's hops that lost evidence (agents.py)
+    tools: ToolChange | None = None  # an agent's tool calls that changed
     recheck: Recheck | None = None
     # asked several times (None: asked once on that side): passes tallied over the runs
     baseline_runs: RunTally | None = None

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ragguard.compare.agents import hop_changes, tool_change
 from ragguard.compare.model import (
     ADDED,
     EPSILON,
@@ -209,6 +210,8 @@ def _why(
         "rank_change": _rank_change(before, now, misses) if evaluated else None,
         "hallucinated": hallucinated,
         "unlabelled": _new_unlabelled(before, now, misses) if evaluated else None,
+        "hops": hop_changes(before, now) if evaluated else (),
+        "tools": tool_change(before, now) if evaluated else None,
     }
 
 

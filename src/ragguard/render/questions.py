@@ -24,6 +24,8 @@ from ragguard.compare import (
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
+from ragguard.metrics.tools import TOOL_METRICS
+from ragguard.render.agents import hop_text, tool_text
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable
 from ragguard.results.model import SentenceVerdict
 
@@ -81,6 +83,10 @@ def one_line_why(question: QuestionDiff) -> str:
         parts.append(rank_change_text(question.rank_change))
     if question.unlabelled:
         parts.append(unlabelled_text(question.unlabelled, shown=1, advice=False))
+    had_baseline = question.baseline_status is not None
+    parts.extend(hop_text(change, had_baseline) for change in question.hops)
+    if question.tools is not None:
+        parts.append(tool_text(question.tools, had_baseline))
     if question.hallucinated:
         first = escape_markdown(question.hallucinated[0].text, 160)
         more = len(question.hallucinated) - 1
@@ -89,8 +95,11 @@ def one_line_why(question: QuestionDiff) -> str:
             + (f" and {more} more sentence{'s' if more > 1 else ''}" if more else "")
         )
     for miss in question.misses:
-        explained = (question.rank_change is not None and retrieval_spec(miss.metric)) or (
-            question.hallucinated and miss.metric == HALLUCINATION_METRIC
+        explained = (
+            (question.rank_change is not None and retrieval_spec(miss.metric))
+            or (question.hallucinated and miss.metric == HALLUCINATION_METRIC)
+            or (question.hops and miss.metric.startswith("hop"))
+            or (question.tools is not None and miss.metric in TOOL_METRICS)
         )
         if not explained:
             parts.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))

@@ -6,6 +6,7 @@ from tabulate import tabulate
 
 from ragguard.compare import FAILED_STATUSES, Comparison
 from ragguard.compare.model import NO_BASELINE, PASS
+from ragguard.render.agents import hop_text, tool_text
 from ragguard.render.costs import cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
@@ -80,6 +81,10 @@ def comparison_terminal(comparison: Comparison) -> str:
             )
             if question.rank_change is not None:
                 lines.append(f"    retrieval: {plain_rank_change(question.rank_change)}")
+            for change in question.hops:
+                lines.append(f"    {hop_text(change, baseline=True, markdown=False)}")
+            if question.tools is not None:
+                lines.append(f"    tools: {tool_text(question.tools, True, markdown=False)}")
             if question.unlabelled:
                 unlabelled = question.unlabelled
                 names = ", ".join(printable(chunk, 60) for chunk in unlabelled.chunks[:3])

@@ -74,6 +74,7 @@ LINE_FIELDS = (
     "sentences",
     "evidence",
     "judgments",
+    "agent",
 )
 _PLAIN_COLUMNS = (
     "id",

@@ -280,6 +280,7 @@ def _plain_questions(values: list[Any], ids: list[Sequence[str]]) -> list[Questi
             "evidence": map(dict, repeat(())),
             "judgments": map(dict, repeat(())),
             "usage": repeat(None),
+            "agent": repeat(None),
             "repeats": repeat(()),
         },
         len(ids),

@@ -17,6 +17,7 @@ from itertools import repeat
 from typing import Any
 
 from ragguard import __version__
+from ragguard.results.agent import AgentDetail
 from ragguard.results.usage import Usage
 
 SCHEMA = "ragguard.results/1"
@@ -80,6 +81,8 @@ class QuestionResult:
     # Asked several times (``system.repeat``): each run; the fields above combine them
     # (repeats.py). Empty for a question asked once.
     repeats: tuple[RepeatRun, ...] = ()
+    # An agent's question (hops or expected tools): its hops and tool calls (agent.py).
+    agent: AgentDetail | None = None
 
     @property
     def judged_chunks(self) -> dict[str, int]:
@@ -201,6 +204,8 @@ def question_to_dict(question: QuestionResult) -> dict[str, Any]:
         data["judgments"] = question.judgments
     if question.repeats:
         data["repeats"] = [repeat_to_dict(run) for run in question.repeats]
+    if question.agent is not None:
+        data["agent"] = question.agent.to_dict()
     return data
 
 

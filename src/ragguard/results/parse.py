@@ -17,6 +17,7 @@ from typing import Any
 from ragguard import __version__
 from ragguard.core.errors import InputError
 from ragguard.core.sources import described_number, is_finite_number, shown, type_name
+from ragguard.results.agent import agent_from_results
 from ragguard.results.model import (
     STATUSES,
     SUPPORTED_SCHEMAS,
@@ -240,6 +241,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         or "judgments" in entry
         or "usage" in entry
         or "repeats" in entry
+        or "agent" in entry
     ):
         return None  # verdicts, evidence labels and repeats: the checking reader
     get = entry.get
@@ -288,6 +290,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         judgments={},
         usage=None,
         repeats=(),
+        agent=None,
     )
 
 
@@ -333,6 +336,7 @@ def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
         judgments=read.grades(entry, "judgments", path) if "judgments" in entry else {},
         usage=usage_from_results(entry.get("usage"), read.source, path),
         repeats=repeats_from(read, entry, path),
+        agent=agent_from_results(entry.get("agent"), read.source, path),
     )
 
 

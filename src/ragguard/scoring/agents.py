@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ragguard.metrics.hops import HOPS_REACHED, align_hops, hops_reached
 from ragguard.metrics.names import HOP_NEEDS_K, MetricSpec
 from ragguard.metrics.tools import TOOL_METRICS, Call, ToolMatch, match_calls
+from ragguard.results.agent import AgentDetail, CallDetail, HopDetail
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import RunRecord
 from ragguard.results.steps import Step, retrieval_steps, tool_steps
@@ -24,21 +25,10 @@ from ragguard.testset.model import Hop, Question
 
 
 @dataclass(frozen=True, slots=True)
-class HopOutcome:
-    """One expected hop: the retrieval step matched to it (its place among the retrieval
-    steps, and its query), its values there, and which of its labels that step missed."""
-
-    step: int | None
-    query: str | None
-    values: dict[str, float]
-    missing: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class HopScores:
-    """Every hop's outcome, and whether each hop's evidence was retrieved by some step."""
+    """Every hop's detail, and whether each hop's evidence was retrieved by some step."""
 
-    hops: tuple[HopOutcome, ...]
+    hops: tuple[HopDetail, ...]
     reached: bool
 
     def values(self, specs: Sequence[MetricSpec]) -> dict[str, float]:
@@ -72,19 +62,37 @@ def agent_values(
     specs: Sequence[MetricSpec],
     origins: Mapping[str, Chunk] | None = None,
     min_coverage: float | None = None,
-) -> dict[str, float]:
-    """The agent metrics of ``specs`` that apply to the question, from the record's steps."""
+) -> tuple[dict[str, float], AgentDetail | None]:
+    """The agent metrics of ``specs`` that apply to the question, from the record's steps,
+    and what the results file keeps of its hops and tool calls (None: neither applies)."""
     wanted = [spec for spec in specs if applies(spec, question)]
     if not wanted:
-        return {}
+        return {}, None
     values: dict[str, float] = {}
+    hops: tuple[HopDetail, ...] = ()
     if question.hops:
-        values.update(
-            score_hops(question, record.steps, wanted, origins, min_coverage).values(wanted)
-        )
+        scores = score_hops(question, record.steps, wanted, origins, min_coverage)
+        values.update(scores.values(wanted))
+        hops = scores.hops
+    detail = AgentDetail(hops)
     if question.expected_tools:
-        values.update(tool_match(question, record.steps).values())
-    return {spec.name: values[spec.name] for spec in wanted if spec.name in values}
+        match = tool_match(question, record.steps)
+        values.update(match.values())
+        detail = _with_tools(detail, match)
+    return {spec.name: values[spec.name] for spec in wanted if spec.name in values}, detail
+
+
+def _with_tools(detail: AgentDetail, match: ToolMatch) -> AgentDetail:
+    def kept(calls: Sequence[Call]) -> tuple[CallDetail, ...]:
+        return tuple(CallDetail(call.name, call.arguments) for call in calls)
+
+    return dataclasses.replace(
+        detail,
+        called=kept(match.made),
+        missing_tools=kept(match.missing),
+        unexpected_tools=kept(match.unexpected),
+        has_tools=True,
+    )
 
 
 def tool_match(question: Question, steps: Sequence[Step]) -> ToolMatch:
@@ -110,14 +118,28 @@ def score_hops(
         for single in singles
     ]
     per_hop = [spec for spec in specs if spec.base in HOP_NEEDS_K]
+    matches = align_hops(found)
     outcomes = []
-    for single, matched in zip(singles, align_hops(found), strict=True):
+    for number, (single, matched) in enumerate(zip(singles, matches, strict=True)):
         step = rankings[matched] if matched is not None else None
         chunks = step.retrieved if step is not None else ()
         values = _ranking_values(single, chunks, per_hop, origins, min_coverage)
         missing = _missed(single, chunks, origins, min_coverage)
-        outcomes.append(HopOutcome(matched, step.query if step else None, values, missing))
+        place = matched + 1 if matched is not None else None
+        query = step.query if step is not None else _query_in_its_place(number, matches, rankings)
+        outcomes.append(HopDetail(place, query, values, missing))
     return HopScores(tuple(outcomes), hops_reached(found) == 1.0)
+
+
+def _query_in_its_place(
+    number: int, matches: Sequence[int | None], rankings: Sequence[Step]
+) -> str | None:
+    """An unmatched hop's query for the report: that of the one retrieval step between the
+    hops matched before and after it that no hop took, else none."""
+    before = max((m for m in matches[:number] if m is not None), default=-1)
+    after = min((m for m in matches[number + 1 :] if m is not None), default=len(rankings))
+    free = [index for index in range(before + 1, after) if index not in matches]
+    return rankings[free[0]].query if len(free) == 1 else None
 
 
 def _hop_question(question: Question, hop: Hop) -> Question:

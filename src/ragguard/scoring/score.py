@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ragguard.metrics.names import MetricSpec, with_agent_metrics
 from ragguard.metrics.retrieval import Labels, score_ranking
 from ragguard.metrics.stats import Bootstrap, mean
+from ragguard.results.agent import AgentDetail
 from ragguard.results.chunks import Chunk
 from ragguard.results.model import (
     STATUS_ERROR,
@@ -56,6 +57,7 @@ def score_question(
     values: dict[str, float] = {}
     judgments: dict[str, int] = {}
     agent = agent_specs(specs)
+    detail = None
     if record.error:
         status, values = STATUS_ERROR, dict.fromkeys(_names(retrieval), 0.0)
         values.update(zero_values(question, agent))
@@ -66,7 +68,8 @@ def score_question(
                 question, record.retrieved, retrieval, origins, min_coverage
             )
         if agent:
-            values.update(agent_values(question, record, agent, origins, min_coverage))
+            agent_scores, detail = agent_values(question, record, agent, origins, min_coverage)
+            values.update(agent_scores)
     return _result(
         question,
         status,
@@ -77,6 +80,7 @@ def score_question(
         answer=record.answer,
         latency_ms=record.latency_ms,
         usage=record.usage,
+        agent=detail,
     )
 
 
@@ -130,6 +134,7 @@ def _result(
     latency_ms: float | None = None,
     usage: Usage | None = None,
     fingerprint: str | None = None,
+    agent: AgentDetail | None = None,
 ) -> QuestionResult:
     return question_result(
         id=question.id,
@@ -151,6 +156,7 @@ def _result(
         evidence={evidence.key: evidence.grade for evidence in question.evidence},
         judgments=judgments or {},
         repeats=(),
+        agent=agent,
     )
 
 

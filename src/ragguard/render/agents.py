@@ -1,0 +1,64 @@
+"""An agent's failing question in words: the hop that lost its evidence, the tool call that
+changed. Every part taken from the evaluated system (queries, labels, tool names and
+arguments) is escaped for markdown, or made printable for a terminal (``markdown=False``)."""
+
+from __future__ import annotations
+
+import json
+
+from ragguard.compare.agents import HopChange, ToolChange
+from ragguard.render.text import and_more, escape_markdown, printable
+from ragguard.results.agent import CallDetail
+
+LABELS_SHOWN = 3
+
+
+def _shown(text: str, limit: int, markdown: bool) -> str:
+    return f"*{escape_markdown(text, limit)}*" if markdown else printable(text, limit)
+
+
+def hop_text(change: HopChange, baseline: bool, markdown: bool = True) -> str:
+    """``hop 2 (query “warranty for model X”): warranty.md#3 no longer retrieved``."""
+    if change.query:
+        where = f" (query “{_shown(change.query, 120, markdown)}”)"
+    elif not change.matched:
+        where = " (no retrieval step found its evidence)"
+    else:
+        where = ""
+    labels = and_more(
+        [_shown(label, 80, markdown) for label in change.lost[:LABELS_SHOWN]], len(change.lost)
+    )
+    verb = "no longer retrieved" if baseline else "not retrieved"
+    return f"hop {change.number}{where}: {labels} {verb}"
+
+
+def tool_text(change: ToolChange, baseline: bool, markdown: bool = True) -> str:
+    """``calls refund where lookup_order was expected`` and the like; arguments are shown
+    where they are what changed (the same tool called with others)."""
+    names = {c.name for c in change.missing} == {c.name for c in change.unexpected}
+    made = _calls(change.unexpected, markdown, names)
+    wanted = _calls(change.missing, markdown, names)
+    if change.missing and change.unexpected:
+        if sorted(map(_key, change.missing)) == sorted(map(_key, change.unexpected)):
+            return f"calls {_calls(change.unexpected, markdown, False)} out of the expected order"
+        return f"calls {made} where {wanted} was expected"
+    if change.missing:
+        return f"{'no longer calls' if baseline else 'does not call'} {wanted}"
+    return f"also calls {made}"
+
+
+def _key(call: CallDetail) -> str:
+    return json.dumps([call.name, call.arguments], sort_keys=True)
+
+
+def _calls(calls: tuple[CallDetail, ...], markdown: bool, arguments: bool) -> str:
+    shown = [_call(call, markdown, arguments) for call in calls[:LABELS_SHOWN]]
+    return and_more(shown, len(calls))
+
+
+def _call(call: CallDetail, markdown: bool, with_arguments: bool) -> str:
+    name = _shown(call.name, 80, markdown)
+    if not call.arguments or not with_arguments:
+        return name
+    arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+    return f"{name} with {_shown(arguments, 120, markdown)}"

@@ -1,0 +1,80 @@
+"""An agent evaluated end to end through the CLI: a broken hop and a changed tool call are
+named in the comment and the terminal, and fail the gate; an unchanged agent passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+QUESTIONS = [
+    {
+        "id": f"q{n}",
+        "question": f"How long is the warranty on model {n}?",
+        "hops": [{"relevant": [f"models#{n}"]}, {"relevant": [f"warranty#{n}"]}],
+        "expected_tools": [{"name": "lookup_model", "arguments": {"model": n}}],
+    }
+    for n in range(1, 31)
+]
+
+
+def _record(n: int, hop2: str | None = None, tool: str = "lookup_model") -> dict:
+    return {
+        "id": f"q{n}",
+        "answer": f"Model {n} has a two-year warranty.",
+        "steps": [
+            {"type": "retrieval", "query": f"model {n}", "retrieved": [f"models#{n}", "faq#1"]},
+            {"type": "tool", "name": tool, "arguments": {"model": n}},
+            {
+                "type": "retrieval",
+                "query": f"warranty for model {n}",
+                "retrieved": [hop2 or f"warranty#{n}", "faq#2"],
+            },
+        ],
+    }
+
+
+def _score(ragguard_cli, tmp_path: Path, name: str, records: list[dict]) -> Path:
+    testset = tmp_path / "testset.yaml"
+    testset.write_text(yaml.safe_dump(QUESTIONS, sort_keys=False))
+    run = tmp_path / f"{name}.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / f"{name}.json"
+    result = ragguard_cli("score", "--testset", testset, "--run", run, "--out", out)
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+def test_a_broken_hop_and_a_changed_tool_are_named_and_fail_and_the_rest_pass(
+    ragguard_cli, tmp_path
+):
+    base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
+    head_records = [_record(n) for n in range(1, 31)]
+    for n in range(1, 9):  # hop 2 loses its evidence
+        head_records[n - 1] = _record(n, hop2="faq#9")
+    for n in range(9, 15):  # the tool call changed
+        head_records[n - 1] = _record(n, tool="refund")
+    head = _score(ragguard_cli, tmp_path, "head", head_records)
+    comment = tmp_path / "comment.md"
+    result = ragguard_cli("compare", base, head, "--markdown", comment)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    text = comment.read_text()
+    assert (
+        "hop 2 (query “*warranty for model 7*”): *warranty\\#\u200b7* no longer retrieved" in text
+    )
+    assert (  # the same why for six questions: one line naming them
+        "- calls *refund* where *lookup\\_model* was expected — 6 questions: **q9**, **q10**"
+        in text
+    )
+    assert "hop 2 (query “warranty for model 7”): warranty#7 no longer retrieved" in result.stdout
+    assert "tools: calls refund where lookup_model was expected" in result.stdout
+    for unchanged in ("**q15**", "**q20**", "**q30**"):
+        assert unchanged not in text
+
+
+def test_an_unchanged_agent_passes(ragguard_cli, tmp_path):
+    base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
+    head = _score(ragguard_cli, tmp_path, "head", [_record(n) for n in range(1, 31)])
+    result = ragguard_cli("compare", base, head)
+    assert result.exit_code == 0, result.stdout + result.stderr
