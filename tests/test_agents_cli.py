@@ -78,3 +78,44 @@ def test_an_unchanged_agent_passes(ragguard_cli, tmp_path):
     head = _score(ragguard_cli, tmp_path, "head", [_record(n) for n in range(1, 31)])
     result = ragguard_cli("compare", base, head)
     assert result.exit_code == 0, result.stdout + result.stderr
+
+
+CONVERSATION = [
+    {
+        "id": "support-12",
+        "critical": True,
+        "turns": [
+            {"question": "I bought a model X.", "relevant": ["models#x"]},
+            {"question": "How long is its warranty?", "relevant": ["warranty#x"]},
+            {"question": "And the battery?", "relevant": ["battery#x"]},
+        ],
+    },
+    *({"id": f"q{n}", "question": f"Question {n}?", "relevant": [f"c{n}"]} for n in range(8)),
+]
+
+
+def test_a_conversation_whose_turn_2_regresses_is_named_with_its_turn(ragguard_cli, tmp_path):
+    testset = tmp_path / "conversation.yaml"
+    testset.write_text(yaml.safe_dump(CONVERSATION, sort_keys=False))
+    good = {"support-12#1": "models#x", "support-12#2": "warranty#x", "support-12#3": "battery#x"}
+    plain = {f"q{n}": f"c{n}" for n in range(8)}
+
+    def scored(name: str, chunks: dict[str, str]) -> Path:
+        run = tmp_path / f"{name}.jsonl"
+        run.write_text(
+            "".join(json.dumps({"id": i, "retrieved": [c]}) + "\n" for i, c in chunks.items())
+        )
+        out = tmp_path / f"{name}.json"
+        result = ragguard_cli("score", "--testset", testset, "--run", run, "--out", out)
+        assert result.exit_code == 0, result.stderr
+        return out
+
+    base = scored("base", {**good, **plain})
+    head = scored("head", {**good, "support-12#2": "faq#1", **plain})
+    comment = tmp_path / "comment.md"
+    result = ragguard_cli("compare", base, head, "--markdown", comment)
+    assert result.exit_code == 1, result.stdout  # a critical turn newly fails
+    text = comment.read_text()
+    assert "**support\\-12\\#\u200b2** _(critical)_ (turn 2 of *support\\-12*)" in text
+    assert "12\\#\u200b1**" not in text and "12\\#\u200b3**" not in text
+    assert "support-12#2 (critical, turn 2 of support-12):" in result.stdout

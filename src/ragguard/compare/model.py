@@ -160,6 +160,7 @@ class QuestionDiff:
     unlabelled: Unlabelled | None = None
     hops: tuple[HopChange, ...] = ()  # an agent's hops that lost evidence (agents.py)
     tools: ToolChange | None = None  # an agent's tool calls that changed
+    conversation: str | None = None  # a failing turn of a conversation: the conversation
     recheck: Recheck | None = None
     # asked several times (None: asked once on that side): passes tallied over the runs
     baseline_runs: RunTally | None = None

@@ -212,6 +212,7 @@ def _why(
         "unlabelled": _new_unlabelled(before, now, misses) if evaluated else None,
         "hops": hop_changes(before, now) if evaluated else (),
         "tools": tool_change(before, now) if evaluated else None,
+        "conversation": now.conversation,
     }
 
 

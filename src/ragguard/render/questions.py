@@ -67,6 +67,9 @@ def question_title(question: QuestionDiff) -> str:
         flags += f" _({state}{runs.line()})_"
     tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
     title = f"**{escape_markdown(question.id, 120)}**{flags}" + (f" · {tags}" if tags else "")
+    if question.conversation is not None:
+        turn = question.id.rsplit("#", 1)[-1]
+        title = f"{title} (turn {turn} of *{escape_markdown(question.conversation, 80)}*)"
     return f"{title}: {escape_markdown(question.question, 200)}"
 
 

@@ -73,7 +73,11 @@ def comparison_terminal(comparison: Comparison) -> str:
     if failing and not comparison.baseline_missing:
         lines += ["", f"newly failing ({len(failing)}):"]
         for question in failing:
-            critical = " (critical)" if question.critical else ""
+            notes = ["critical"] if question.critical else []
+            if question.conversation is not None:
+                turn = question.id.rsplit("#", 1)[-1]
+                notes.append(f"turn {turn} of {printable(question.conversation, 60)}")
+            critical = f" ({', '.join(notes)})" if notes else ""
             if question.decided_by is not None:
                 critical += f" ({question.decided_by.line()})"
             lines.append(

@@ -75,6 +75,7 @@ LINE_FIELDS = (
     "evidence",
     "judgments",
     "agent",
+    "conversation",
 )
 _PLAIN_COLUMNS = (
     "id",

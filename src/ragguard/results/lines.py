@@ -281,6 +281,7 @@ def _plain_questions(values: list[Any], ids: list[Sequence[str]]) -> list[Questi
             "judgments": map(dict, repeat(())),
             "usage": repeat(None),
             "agent": repeat(None),
+            "conversation": repeat(None),
             "repeats": repeat(()),
         },
         len(ids),

@@ -83,6 +83,7 @@ class QuestionResult:
     repeats: tuple[RepeatRun, ...] = ()
     # An agent's question (hops or expected tools): its hops and tool calls (agent.py).
     agent: AgentDetail | None = None
+    conversation: str | None = None  # a turn of a conversation: the conversation's id
 
     @property
     def judged_chunks(self) -> dict[str, int]:
@@ -206,6 +207,8 @@ def question_to_dict(question: QuestionResult) -> dict[str, Any]:
         data["repeats"] = [repeat_to_dict(run) for run in question.repeats]
     if question.agent is not None:
         data["agent"] = question.agent.to_dict()
+    if question.conversation is not None:
+        data["conversation"] = question.conversation
     return data
 
 

@@ -242,6 +242,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         or "usage" in entry
         or "repeats" in entry
         or "agent" in entry
+        or "conversation" in entry
     ):
         return None  # verdicts, evidence labels and repeats: the checking reader
     get = entry.get
@@ -291,6 +292,7 @@ def _plain_question(entry: Any, retrieved: Sequence[str] | None = None) -> Quest
         usage=None,
         repeats=(),
         agent=None,
+        conversation=None,
     )
 
 
@@ -337,6 +339,7 @@ def _question(read: FieldReader, entry: Any, path: str) -> QuestionResult:
         usage=usage_from_results(entry.get("usage"), read.source, path),
         repeats=repeats_from(read, entry, path),
         agent=agent_from_results(entry.get("agent"), read.source, path),
+        conversation=read.get(entry, "conversation", str, path, optional=True),
     )
 
 

@@ -157,6 +157,7 @@ def _result(
         judgments=judgments or {},
         repeats=(),
         agent=agent,
+        conversation=question.conversation,
     )
 
 

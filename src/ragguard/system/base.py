@@ -11,6 +11,7 @@ that question's ``RunRecord.error``; :class:`TransientFailure` marks the ones wo
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -164,22 +165,53 @@ def record_for(question_id: str, answer: Answer, latency_ms: float | None) -> Ru
     )
 
 
+def describe_failure(exc: BaseException) -> str:
+    """What a failure of the system says in its question's record."""
+    if isinstance(exc, SystemFailure):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 def error_record(question_id: str, message: str, latency_ms: float | None = None) -> RunRecord:
     return RunRecord(id=question_id, latency_ms=latency_ms, error=message or "failed")
 
 
 def placeholders(question: Question) -> dict[str, Any]:
-    """The values a template may reference: {question}, {id}, {tags}."""
-    return {"question": question.question, "id": question.id, "tags": list(question.tags)}
+    """The values a template may reference: {question}, {id}, {tags}, and for a turn of a
+    conversation {history} (the messages before it, ``[{"role", "content"}, ...]``)."""
+    values: dict[str, Any] = {
+        "question": question.question,
+        "id": question.id,
+        "tags": list(question.tags),
+    }
+    if question.conversation is not None:
+        values["history"] = history_of(question)
+    return values
+
+
+class Messages(list):  # type: ignore[type-arg]
+    """A turn's history as a placeholder value: a list in a JSON template, its JSON text in
+    a command's argument or a URL."""
+
+
+def history_of(question: Question) -> Messages:
+    """A turn's messages before it, as chat APIs write them."""
+    return Messages(message.to_dict() for message in question.history)
 
 
 def fill_text(template: str, values: Mapping[str, Any], quote: Callable[[str], str] = str) -> str:
     """Replace ``{name}`` for each known name; other braces are left alone."""
     text = template
     for name, value in values.items():
-        rendered = ",".join(value) if isinstance(value, list) else str(value)
-        text = text.replace("{" + name + "}", quote(rendered))
+        text = text.replace("{" + name + "}", quote(_as_text(value)))
     return text
+
+
+def _as_text(value: Any) -> str:
+    """A placeholder's text: tags joined by commas, a history as its JSON text."""
+    if isinstance(value, Messages):
+        return json.dumps(value, ensure_ascii=False)
+    return ",".join(value) if isinstance(value, list) else str(value)
 
 
 def fill_template(template: Any, values: Mapping[str, Any]) -> Any:

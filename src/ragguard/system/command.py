@@ -7,6 +7,8 @@ stdout (``{"id": ..., "retrieved": [...], "answer": ...}``), in any order.
 Per-question mode (when an argument contains ``{question}`` or ``{id}``, or ``mode:
 per-question``): one process per question, its argv filled from the template (no shell is
 involved, so quoting is safe); it prints one JSON object with ``retrieved`` and ``answer``.
+A turn of a conversation fills ``{history}`` with the JSON text of the messages before it;
+in batch mode its line names its ``conversation`` and ``turn``.
 
 The program's stderr goes to the log. A crash, a non-zero exit, a missing or malformed line
 is an error for the question concerned, with the message.
@@ -183,6 +185,20 @@ class CommandPerQuestionAdapter:
             self.log(f"[{question_id}] {line}")
 
 
+def _batch_line(question: Question) -> dict[str, Any]:
+    """A question as batch mode sends it; a turn also names its conversation and number
+    (the program keeps the conversation's state: the turns come in order)."""
+    line: dict[str, Any] = {
+        "id": question.id,
+        "question": question.question,
+        "tags": list(question.tags),
+    }
+    if question.conversation is not None:
+        line["conversation"] = question.conversation
+        line["turn"] = int(question.id.rsplit("#", 1)[1])
+    return line
+
+
 def _start(argv: list[str], cwd: Path, env: dict[str, str], *, stdin: int) -> subprocess.Popen:
     """The system's process: text over pipes, in a session of its own so that a timeout or
     an interrupt kills it with whatever it started."""
@@ -342,17 +358,7 @@ class _Batch:
         assert stdin is not None
         try:
             for question in self.questions:
-                stdin.write(
-                    json.dumps(
-                        {
-                            "id": question.id,
-                            "question": question.question,
-                            "tags": list(question.tags),
-                        },
-                        ensure_ascii=False,
-                    )
-                    + "\n"
-                )
+                stdin.write(json.dumps(_batch_line(question), ensure_ascii=False) + "\n")
             stdin.close()
         except (BrokenPipeError, OSError, ValueError):
             pass  # the process exited early; its exit status tells why

@@ -217,7 +217,9 @@ class HttpAdapter:
                 self.method,
                 fill_text(self.url, values, quote=_quote),
                 headers=self.headers,
-                json=fill_template(self.body, values) if self.body is not None else None,
+                json=fill_template(self._body_for(question), values)
+                if self.body is not None
+                else None,
                 params=fill_template(self.params, values) if self.params is not None else None,
                 timeout=(timeout, timeout),
             )
@@ -228,6 +230,12 @@ class HttpAdapter:
         except requests.RequestException as exc:
             raise SystemFailure(self._mask(f"request failed: {_short(exc)}")) from None
         return self._answer(reply)
+
+    def _body_for(self, question: Question) -> Any:
+        """The body template; the default one sends a turn's history too."""
+        if self.body is DEFAULT_BODY and question.conversation is not None:
+            return {**DEFAULT_BODY, "history": "{history}"}
+        return self.body
 
     def _answer(self, reply: requests.Response) -> Answer:
         status = f"HTTP {reply.status_code}{' ' + reply.reason if reply.reason else ''}"

@@ -27,14 +27,15 @@ from ragguard.system.base import (
     Adapter,
     Answer,
     BatchAdapter,
-    SystemFailure,
     TransientFailure,
+    describe_failure,
     error_record,
     record_for,
 )
-from ragguard.system.deadlines import Deadlines, GivenUp, InPlaceAdapter
+from ragguard.system.deadlines import Deadlines, InPlaceAdapter
 from ragguard.system.outcome import RunOutcome, allowed_failures, stopped_early_message
 from ragguard.system.progress import Clock, NoProgress, Progress
+from ragguard.system.turns import ask_in_turn, asked_together
 from ragguard.testset.model import Question
 
 BACKOFF_BASE = 0.5
@@ -166,30 +167,33 @@ def _run_pool(
     Daemon threads, so that after Ctrl-C the process can exit without waiting for a
     question that is still in the system's hands.
     """
-    todo: Queue[Question] = Queue()
-    for question in questions:
-        todo.put(question)
+    todo: Queue[tuple[Question, ...]] = Queue()
+    units = asked_together(questions)
+    for unit in units:
+        todo.put(unit)
     finished: Queue[str] = Queue()  # wakes the main thread after each record
     failures: list[BaseException] = []
+
+    def record(record: RunRecord) -> bool:
+        """Journal a record before this thread asks anything else; False when that failed."""
+        try:
+            done.add(record)
+        except BaseException as exc:  # e.g. the records file cannot be written
+            failures.append(exc)
+            stop.set()
+            return False
+        finally:
+            finished.put(record.id)
+        return True
 
     def work() -> None:
         while not stop.is_set():
             try:
-                question = todo.get_nowait()
+                unit = todo.get_nowait()
             except Empty:
                 return
-            try:
-                record = ask(question)
-            except GivenUp:  # recorded as timed out by the collecting thread, replaced
+            if not ask_in_turn(unit, ask, record):
                 return
-            except BaseException as exc:  # never lose a question, whatever escaped
-                record = error_record(question.id, _describe(exc))
-            try:
-                done.add(record)  # journalled before this thread takes the next question
-            except BaseException as exc:  # e.g. the records file cannot be written
-                failures.append(exc)
-                stop.set()
-            finished.put(question.id)
 
     started = count()
 
@@ -200,7 +204,7 @@ def _run_pool(
     deadlines = ask.deadlines
     tick = TICK_SECONDS if deadlines is None else deadlines.check_every(TICK_SECONDS)
     try:  # a Ctrl-C while the workers start (the first answers may be in) is an interrupt too
-        for _ in range(min(settings.concurrency, len(questions))):
+        for _ in range(min(settings.concurrency, len(units))):
             start_worker()
         while len(done) < len(questions) and not failures:
             if early_stop is not None and early_stop.due(done):
@@ -225,14 +229,15 @@ def _run_pool(
     return False
 
 
-def _record_not_asked(todo: Queue[Question], done: _Records, message: str) -> None:
+def _record_not_asked(todo: Queue[tuple[Question, ...]], done: _Records, message: str) -> None:
     """Record the questions still waiting in the queue as not run (the workers take no more)."""
     while True:
         try:
-            question = todo.get_nowait()
+            unit = todo.get_nowait()
         except Empty:
             return
-        done.add(error_record(question.id, message))
+        for question in unit:
+            done.add(error_record(question.id, message))
 
 
 def _run_batch(
@@ -280,16 +285,10 @@ def _run_batch(
             worker.join(timeout=5)
         return True
     if failure:
-        message = f"the system failed: {_describe(failure[0])}"
+        message = f"the system failed: {describe_failure(failure[0])}"
         for question in questions:
             done.add(error_record(question.id, message))
     return False
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, SystemFailure):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 class _Asker:
@@ -344,7 +343,7 @@ class _Asker:
                 attempt += 1
                 continue
             except Exception as exc:
-                return error_record(question.id, _describe(exc), self._ms_since(started))
+                return error_record(question.id, describe_failure(exc), self._ms_since(started))
             record = record_for(question.id, answer, self._ms_since(started))
             if attempt:
                 record = replace(record, meta={**record.meta, "attempts": attempt + 1})

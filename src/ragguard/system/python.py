@@ -1,7 +1,8 @@
 """The python adapter: ``python: package.module:function``, imported from the repository root.
 
 The function is called with the question text, plus ``id`` and ``tags`` as keyword
-arguments when its signature accepts them. It may be sync or async. It returns a mapping or
+arguments when its signature accepts them, and for a turn of a conversation ``history``
+(the messages before it). It may be sync or async. It returns a mapping or
 an object with ``retrieved`` (chunk ids in rank order, or objects with ``id``, ``text``,
 ``score``) and ``answer``.
 """
@@ -15,23 +16,25 @@ import re
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from typing import Any
 
 from ragguard.config.model import SystemConfig
+from ragguard.core.errors import InputError
 from ragguard.system.base import (
     Answer,
     SystemFailure,
     TransientFailure,
     answer_from_output,
     format_seconds,
+    history_of,
 )
 from ragguard.testset.model import Question
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
-OPTIONAL_ARGUMENTS = ("id", "tags")
+OPTIONAL_ARGUMENTS = ("id", "tags", "history")
 
 
 class PythonAdapter:
@@ -57,6 +60,17 @@ class PythonAdapter:
     def identity(self) -> dict[str, Any]:
         return {"kind": "python", "target": self.target}
 
+    def check_questions(self, questions: Sequence[Question]) -> None:
+        """A test set with conversations needs a function that takes the history."""
+        turn = next((q for q in questions if q.conversation is not None), None)
+        if turn is not None and "history" not in self.accepted:
+            raise InputError(
+                "system.python",
+                f"the test set has conversations ({turn.conversation!r}) but {self.target} "
+                "takes no 'history' argument; add one (history=None): the messages before "
+                "the turn, [{'role': 'user' or 'assistant', 'content': ...}]",
+            )
+
     def ask(self, question: Question, timeout: float) -> Answer:
         kwargs = self._keywords(question)
         result = _call_with_timeout(
@@ -78,8 +92,10 @@ class PythonAdapter:
         """The optional arguments the function accepts."""
         if not self.accepted:
             return {}
-        values = {"id": question.id, "tags": list(question.tags)}
-        return {name: values[name] for name in OPTIONAL_ARGUMENTS if name in self.accepted}
+        values: dict[str, Any] = {"id": question.id, "tags": list(question.tags)}
+        if question.conversation is not None:  # a turn: the messages before it
+            values["history"] = history_of(question)
+        return {name: values[name] for name in values if name in self.accepted}
 
     def _invoke(self, text: str, kwargs: dict[str, Any], timeout: float) -> Any:
         result = self.function(text, **kwargs)

@@ -24,7 +24,9 @@ from ragguard.system.base import Adapter, BatchAdapter, error_record
 from ragguard.system.outcome import RunOutcome, outcome_failure_lines
 from ragguard.system.pool import EarlyStop, early_stop_for, run_questions
 from ragguard.system.progress import NoProgress, Progress, make_progress
+from ragguard.system.python import PythonAdapter
 from ragguard.system.recorded import RecordedAdapter
+from ragguard.system.turns import with_whole_conversations
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import Question, TestSet
 from ragguard.testset.shards import Shard, ShardSelection, select_shard
@@ -111,11 +113,14 @@ def run_config(
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
     if only is not None:
-        testset = replace(testset, questions=tuple(q for q in testset.questions if q.id in only))
+        chosen = with_whole_conversations(testset.questions, only)
+        testset = replace(testset, questions=tuple(chosen))
     generation = config.generation
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
         adapter.check_known(whole.questions)
+    if isinstance(adapter, PythonAdapter):
+        adapter.check_questions(testset.questions)
     outcome = run_passes(
         adapter,
         testset.questions,
@@ -154,7 +159,8 @@ def run_passes(
     passes: list[dict[str, RunRecord]] = []
     interrupted = stopped = False
     for index in range(repeat):
-        todo = [question for question in questions if question.id not in kept[index]]
+        missing = {q.id for q in questions if q.id not in kept[index]}
+        todo = with_whole_conversations(questions, missing)
         record_to: Callable[[RunRecord], object] | None = None
         if on_record is not None:
             record_to = partial(on_record, index)

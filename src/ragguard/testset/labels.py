@@ -143,3 +143,15 @@ def item_where(items: list[Any], index: int, where: Where) -> Where:
 def key_where(mapping: Mapping[Any, Any], key: Any, where: Where) -> Where:
     line = mapping.key_lines.get(str(key)) if isinstance(mapping, LineDict) else None
     return Where(where.source, line) if line else where
+
+
+def parse_tags(value: Any, where: Where, key: str = "tags") -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(
+        isinstance(tag, str) and tag.strip() for tag in value
+    ):
+        raise where.error("expected a list of non-empty strings", key=key)
+    return tuple(dict.fromkeys(tag.strip() for tag in value))

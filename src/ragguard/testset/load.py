@@ -20,7 +20,8 @@ from ragguard.core.sources import (
 )
 from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 from ragguard.testset.agentic import parse_hops, parse_tool_order, parse_tools, union_of_hops
-from ragguard.testset.labels import identifier, parse_labels
+from ragguard.testset.conversations import conversation_turns, is_conversation
+from ragguard.testset.labels import identifier, parse_labels, parse_tags
 from ragguard.testset.model import Question, TestSet
 
 QUESTION_KEYS = (
@@ -150,13 +151,13 @@ def _build(path: Path, entries: Iterable[tuple[Mapping[str, Any], Where]]) -> Te
     questions: list[Question] = []
     lines: dict[str, int | None] = {}
     for entry, where in entries:
-        question = question_from_mapping(entry, where)
-        if question.id in lines:
-            first = lines[question.id]
-            at = f" (first at line {first})" if first else ""
-            raise where.error(f"duplicate id {question.id!r}{at}; ids must be unique", key="id")
-        lines[question.id] = where.line
-        questions.append(question)
+        for question in _questions_of(entry, where):
+            if question.id in lines:
+                first = lines[question.id]
+                at = f" (first at line {first})" if first else ""
+                raise where.error(f"duplicate id {question.id!r}{at}; ids must be unique", key="id")
+            lines[question.id] = where.line
+            questions.append(question)
     if not questions:
         raise InputError(path, "test set has no questions")
     twins = same_after_normalising(lines)
@@ -169,6 +170,13 @@ def _build(path: Path, entries: Iterable[tuple[Mapping[str, Any], Where]]) -> Te
             key="id",
         )
     return TestSet(tuple(questions), source=str(path))
+
+
+def _questions_of(entry: Mapping[str, Any], where: Where) -> list[Question]:
+    """An entry's question, or a conversation's turns."""
+    if is_conversation(entry):
+        return conversation_turns(entry, where, question_from_mapping)
+    return [question_from_mapping(entry, where)]
 
 
 def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
@@ -215,7 +223,7 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
         reference_answer=reference,
         answerable=answerable,
         critical=_optional_bool(entry, "critical", False, where),
-        tags=_tags(entry.get("tags"), where),
+        tags=parse_tags(entry.get("tags"), where),
         meta=dict(meta),
         evidence=evidence,
         hops=hops,
@@ -243,15 +251,3 @@ def _optional_bool(entry: Mapping[str, Any], key: str, default: bool, where: Whe
     if not isinstance(value, bool):
         raise where.error(f"expected true or false, found {type_name(value)}", key=key)
     return value
-
-
-def _tags(value: Any, where: Where) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(
-        isinstance(tag, str) and tag.strip() for tag in value
-    ):
-        raise where.error("expected a list of non-empty strings", key="tags")
-    return tuple(dict.fromkeys(tag.strip() for tag in value))

@@ -74,6 +74,18 @@ TOOL_ORDERS = ("any", "strict")
 
 
 @dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation so far: the user's (``role`` user) or the system's
+    answer (``assistant``), as chat APIs write them."""
+
+    role: str
+    content: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
 class Question:
     """One test question and its labels.
 
@@ -96,6 +108,10 @@ class Question:
     hops: tuple[Hop, ...] = ()
     expected_tools: tuple[ToolCall, ...] = ()
     tool_order: str = "any"
+    # A turn of a conversation (docs/agents.md): the conversation's id (this question's id is
+    # ``<conversation>#<turn>``), and, while it is asked, the messages before it.
+    conversation: str | None = None
+    history: tuple[Message, ...] = ()
 
     @property
     def fingerprint(self) -> str:

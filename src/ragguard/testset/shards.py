@@ -3,7 +3,8 @@
 
 A question's shard is ``sha256(id) mod n``, so it depends on nothing but the id and n:
 adding or removing other questions never moves it (a split by position would reshuffle
-every shard).
+every shard). A conversation's turns go by the conversation's id, so they stay together and
+are asked in order.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def holds(self, question_id: str) -> bool:
-        return shard_of(question_id, self.count) == self.index
+    def holds(self, question: Question) -> bool:
+        return shard_of(question.conversation or question.id, self.count) == self.index
 
 
 def parse_shard(text: str) -> Shard:
@@ -63,7 +64,7 @@ def select_shard(testset: TestSet, shard: Shard) -> ShardSelection:
     picked = [
         (position, question)
         for position, question in enumerate(testset.questions)
-        if shard.holds(question.id)
+        if shard.holds(question)
     ]
     questions: tuple[Question, ...] = tuple(question for _, question in picked)
     part = TestSet(questions, source=testset.source)
