@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from ragguard.core.errors import InputError, Where
 from ragguard.results.records import record_from_mapping
+from ragguard.testset.conversations import conversation_turns
 from ragguard.testset.load import question_from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,6 +109,26 @@ ENTRIES = st.fixed_dictionaries(
 )
 
 
+TURNS = st.fixed_dictionaries(
+    {"question": mostly(st.just("Next?"), st.sampled_from(["", 3]))},
+    optional={
+        "relevant": LABELS,
+        "expected_tools": TOOLS,
+        "critical": mostly(st.booleans(), ANY),
+    },
+)
+CONVERSATIONS = st.fixed_dictionaries(
+    {
+        "id": IDS,
+        "turns": mostly(st.lists(TURNS, min_size=1, max_size=3), st.one_of(st.just([]), ANY)),
+    },
+    optional={
+        "tags": mostly(st.lists(st.sampled_from(["a", "b"]), max_size=2), ANY),
+        "critical": mostly(st.booleans(), ANY),
+    },
+)
+
+
 def _accepted(read, entry) -> bool:
     try:
         read(entry, Where("t"))
@@ -141,6 +162,14 @@ def _check_one_way(entries: st.SearchStrategy, read, schema) -> int:
 
 def test_a_test_set_entry_the_loader_accepts_is_valid_under_the_schema():
     assert _check_one_way(ENTRIES, question_from_mapping, TESTSET) >= 60
+
+
+def test_a_conversation_the_loader_accepts_is_valid_under_the_schema():
+    assert _check_one_way(CONVERSATIONS, _read_conversation, TESTSET) >= 60
+
+
+def _read_conversation(entry, where):
+    return conversation_turns(entry, where, question_from_mapping)
 
 
 CHUNKS = mostly(
@@ -194,9 +223,13 @@ def test_a_run_record_the_reader_accepts_is_valid_under_the_schema():
 
 def test_the_agent_examples_of_the_docs_are_valid():
     docs = (ROOT / "docs/agents.md").read_text()
-    entries = yaml.safe_load(docs.split("```yaml\n", 1)[1].split("```", 1)[0])
-    for entry in entries:
-        question_from_mapping(entry, Where("docs/agents.md"))
+    blocks = [block.split("```", 1)[0] for block in docs.split("```yaml\n")[1:]]
+    assert len(blocks) == 2
+    for entry in (entry for block in blocks for entry in yaml.safe_load(block)):
+        if "turns" in entry:
+            _read_conversation(entry, Where("docs/agents.md"))
+        else:
+            question_from_mapping(entry, Where("docs/agents.md"))
         FORMAT(TESTSET).validate(entry)
     record = json.loads(docs.split("```json\n", 1)[1].split("```", 1)[0])
     record_from_mapping(record, Where("docs/agents.md"))
