@@ -70,7 +70,8 @@ def _step(item: Any, key: str, where: Where) -> Step:
         raise where.error(f"expected a step object with 'type', found {type_name(item)}", key)
     kind = item.get("type")
     if kind not in STEP_KEYS:
-        raise where.error(f"'type' is {shown(kind)}; a step is one of: {', '.join(STEP_KEYS)}", key)
+        found = "missing" if "type" not in item else shown(kind)
+        raise where.error(f"'type' is {found}; a step is one of: {', '.join(STEP_KEYS)}", key)
     for name in item:
         if name not in STEP_KEYS[kind]:
             raise where.error(unknown_key_message(name, STEP_KEYS[kind]), f"{key}.{name}")
