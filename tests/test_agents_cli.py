@@ -119,3 +119,19 @@ def test_a_conversation_whose_turn_2_regresses_is_named_with_its_turn(ragguard_c
     assert "**support\\-12\\#\u200b2** _(critical)_ (turn 2 of *support\\-12*)" in text
     assert "12\\#\u200b1**" not in text and "12\\#\u200b3**" not in text
     assert "support-12#2 (critical, turn 2 of support-12):" in result.stdout
+
+
+def test_the_gate_takes_rules_for_agent_metrics_like_any_metric(ragguard_cli, tmp_path):
+    base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
+    head_records = [_record(n) for n in range(1, 31)]
+    head_records[0] = _record(1, tool="refund")  # one changed call: not significant alone
+    head = _score(ragguard_cli, tmp_path, "head", head_records)
+    config = tmp_path / "ragguard.yml"
+    system = "suite: testset\ntestset: testset.yaml\nsystem: {python: app:answer}\n"
+    config.write_text(system + "gate:\n  metrics:\n    tool_recall: {min: 0.99}\n")
+    result = ragguard_cli("compare", base, head, "-c", config)
+    assert result.exit_code == 1, result.stdout
+    assert "tool_recall" in result.stdout.split("fail:", 1)[1]
+    config.write_text(system + "gate:\n  metrics:\n    tool_recal: {min: 0.99}\n")
+    result = ragguard_cli("compare", base, head, "-c", config)
+    assert result.exit_code == 2 and "did you mean 'tool_recall'" in result.stderr
