@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 QUESTIONS = [
@@ -69,6 +70,8 @@ def test_a_broken_hop_and_a_changed_tool_are_named_and_fail_and_the_rest_pass(
     )
     assert "hop 2 (query “warranty for model 7”): warranty#7 no longer retrieved" in result.stdout
     assert "tools: calls refund where lookup_model was expected" in result.stdout
+    assert "| 2 | 30 | 8 | 1.000 → 0.733 (−0.267) |" in text  # the By hop table names hop 2
+    assert "| 1 | 30 | 0 | 1.000 |" in text
     for unchanged in ("**q15**", "**q20**", "**q30**"):
         assert unchanged not in text
 
@@ -76,8 +79,10 @@ def test_a_broken_hop_and_a_changed_tool_are_named_and_fail_and_the_rest_pass(
 def test_an_unchanged_agent_passes(ragguard_cli, tmp_path):
     base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
     head = _score(ragguard_cli, tmp_path, "head", [_record(n) for n in range(1, 31)])
-    result = ragguard_cli("compare", base, head)
+    comment = tmp_path / "comment.md"
+    result = ragguard_cli("compare", base, head, "--markdown", comment)
     assert result.exit_code == 0, result.stdout + result.stderr
+    assert "| 2 | 30 | 0 | 1.000 |" in comment.read_text()
 
 
 CONVERSATION = [
@@ -135,3 +140,18 @@ def test_the_gate_takes_rules_for_agent_metrics_like_any_metric(ragguard_cli, tm
     config.write_text(system + "gate:\n  metrics:\n    tool_recal: {min: 0.99}\n")
     result = ragguard_cli("compare", base, head, "-c", config)
     assert result.exit_code == 2 and "did you mean 'tool_recall'" in result.stderr
+
+
+def test_the_comparison_json_holds_the_hop_table(ragguard_cli, tmp_path):
+    base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
+    head_records = [_record(n) for n in range(1, 31)]
+    head_records[0] = _record(1, hop2="faq#9")
+    head = _score(ragguard_cli, tmp_path, "head", head_records)
+    out = tmp_path / "comparison.json"
+    ragguard_cli("compare", base, head, "--json", out)
+    hops = json.loads(out.read_text())["hops"]
+    assert [(h["hop"], h["questions"], h["newly_failing"]) for h in hops] == [
+        (1, 30, 0),
+        (2, 30, 1),
+    ]
+    assert hops[1]["metrics"]["hop_recall@5"]["head"] == pytest.approx(29 / 30)

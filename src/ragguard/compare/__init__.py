@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from ragguard.compare.agents import hop_breakdown
 from ragguard.compare.costs import cost_comparisons
 from ragguard.compare.metrics import (
     compare_metric,
@@ -190,6 +191,9 @@ def compare(
         costs=cost_comparisons(baseline, head, pairs, rules),
         power=comparison_power(metrics, pairs, rules),
         repeats=repeat_summary(baseline, head, questions),
+        hops=hop_breakdown(
+            pairs, [q.hops for q in questions if q.kind == NEWLY_FAILING], head.metrics
+        ),
     )
 
 

@@ -71,3 +71,52 @@ def _new(calls: Sequence[CallDetail], earlier: Sequence[CallDetail]) -> tuple[Ca
         else:
             fresh.append(call)
     return tuple(fresh)
+
+
+@dataclass(frozen=True, slots=True)
+class HopRow:
+    """Hop ``number`` over the paired questions that have it: how many, and each hop metric's
+    mean on each side (the hop's own value: ``hop_recall@5`` of that hop alone)."""
+
+    number: int
+    n: int
+    values: tuple[tuple[str, float, float], ...]  # (metric, baseline mean, head mean)
+    newly_lost: int  # questions that newly fail naming this hop
+
+
+def hop_breakdown(
+    pairs: Sequence[tuple[QuestionResult, QuestionResult]],
+    failing_hops: Sequence[tuple[HopChange, ...]],
+    metric_names: Sequence[str],
+) -> tuple[HopRow, ...]:
+    """Each hop position's metrics, baseline against head, when the test set has hops
+    (read only then: the hop detail of a question is parsed from its results line)."""
+    if not any(name == "hops_reached" or name.startswith("hop_") for name in metric_names):
+        return ()
+    by_number: dict[int, list[tuple[HopDetail, HopDetail]]] = {}
+    for before, now in pairs:
+        if before.agent is None or now.agent is None:
+            continue
+        for number, (old, new) in enumerate(
+            zip(before.agent.hops, now.agent.hops, strict=False), start=1
+        ):
+            by_number.setdefault(number, []).append((old, new))
+    lost = [change.number for changes in failing_hops for change in changes]
+    return tuple(
+        _row(number, hops, lost.count(number)) for number, hops in sorted(by_number.items())
+    )
+
+
+def _row(number: int, hops: Sequence[tuple[HopDetail, HopDetail]], lost: int) -> HopRow:
+    names = sorted({name for old, new in hops for name in old.values if name in new.values})
+    values = []
+    for name in names:
+        both = [
+            (old.values[name], new.values[name])
+            for old, new in hops
+            if name in old.values and name in new.values
+        ]
+        values.append(
+            (name, sum(b for b, _ in both) / len(both), sum(h for _, h in both) / len(both))
+        )
+    return HopRow(number, len(hops), tuple(values), lost)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ragguard.compare.agents import HopChange, ToolChange
+from ragguard.compare.agents import HopChange, HopRow, ToolChange
 from ragguard.compare.detectable import Detectable
 from ragguard.config.sections.gate import GateRules
 from ragguard.results.model import (
@@ -273,6 +273,8 @@ class Comparison:
     power: tuple[Detectable, ...] = ()
     # Each question asked several times (compare/stability.py); None: asked once on both sides.
     repeats: Repeats | None = None
+    # An agent's test set: each hop position's metrics, baseline against head (agents.py).
+    hops: tuple[HopRow, ...] = ()
 
     @property
     def incomparable(self) -> bool:

@@ -6,6 +6,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from ragguard.compare.agents import HopRow
 from ragguard.compare.detectable import Detectable
 from ragguard.compare.model import (
     PASSING,
@@ -54,6 +55,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "incomparable_settings": [asdict(d) for d in comparison.setting_diffs],
         "power": {found.metric: _power_dict(found) for found in comparison.power},
         **({"repeats": _repeats_dict(comparison.repeats)} if comparison.repeats else {}),
+        **({"hops": [_hop_dict(row) for row in comparison.hops]} if comparison.hops else {}),
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},
@@ -64,6 +66,15 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "recheck": rules.recheck,
             "recheck_all": rules.recheck_all,
         },
+    }
+
+
+def _hop_dict(row: HopRow) -> dict[str, Any]:
+    return {
+        "hop": row.number,
+        "questions": row.n,
+        "newly_failing": row.newly_lost,
+        "metrics": {name: {"baseline": b, "head": h} for name, b, h in row.values},
     }
 
 

@@ -5,9 +5,10 @@ arguments) is escaped for markdown, or made printable for a terminal (``markdown
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from ragguard.compare.agents import HopChange, ToolChange
-from ragguard.render.text import and_more, escape_markdown, printable
+from ragguard.compare.agents import HopChange, HopRow, ToolChange
+from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable, signed
 from ragguard.results.agent import CallDetail
 
 LABELS_SHOWN = 3
@@ -62,3 +63,27 @@ def _call(call: CallDetail, markdown: bool, with_arguments: bool) -> str:
         return name
     arguments = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
     return f"{name} with {_shown(arguments, 120, markdown)}"
+
+
+def hop_context(rows: tuple[HopRow, ...]) -> dict[str, Any]:
+    """The comment's "By hop" table: each hop's metrics, baseline → head; none without hops."""
+    names = sorted({name for row in rows for name, _, _ in row.values})
+    table = []
+    for row in rows:
+        by_name = {name: (before, after) for name, before, after in row.values}
+        cells = []
+        for name in names:
+            if name not in by_name:
+                cells.append("–")
+                continue
+            before, after = by_name[name]
+            change = after - before
+            cells.append(
+                fmt(after)
+                if round(change, 3) == 0
+                else f"{fmt(before)} → {fmt(after)} ({signed(change)})"
+            )
+        table.append(
+            {"number": row.number, "n": row.n, "newly_lost": row.newly_lost, "cells": cells}
+        )
+    return {"hop_metrics": [code_name(name) for name in names], "hop_rows": table}

@@ -25,6 +25,7 @@ from ragguard.compare import (
     QuestionDiff,
     TagBreakdown,
 )
+from ragguard.render.agents import hop_context
 from ragguard.render.costs import cost_rows
 from ragguard.render.detail import CELL_WRAP, DRIFT_SHOWN, FIXED_SHOWN, TAG_COLUMNS, Detail
 from ragguard.render.power import too_small_lines
@@ -118,6 +119,7 @@ def comparison_context(
         "errors": error_lines(comparison),
         **_failing_context(comparison, detail),
         **_tag_context(comparison, detail),
+        **hop_context(comparison.hops),
         **_fixed_context(comparison, detail),
         "still_failing_count": len(comparison.of_kind(STILL_FAILING)),
         "drift": _drift(comparison, detail),
