@@ -88,6 +88,19 @@ def test_defaults(suite: Path) -> None:
     assert [spec.name for spec in config.metrics] == list(DEFAULT_METRICS)
 
 
+def test_a_folder_name_that_is_not_utf8_names_no_suite(tmp_path: Path) -> None:
+    """Its bytes reach Python as lone surrogates, which no results file could hold
+    (docs/formats.md, "Decisions the formats leave open"): set suite: instead."""
+    folder = tmp_path / "eval-\udcff"  # the byte 0xff, as os.fsdecode gives it
+    folder.mkdir()
+    (folder / "testset.yaml").write_text(TESTSET, encoding="utf-8")
+    body = "testset: testset.yaml\nsystem: {python: app.rag:answer}\n"
+    error = error_of(write_config(folder, body))
+    assert error.key == "suite"
+    assert "the folder's name ('eval-\\udcff') is not UTF-8 text" in error.message
+    assert load_config(write_config(folder, "suite: eval\n" + body)).suite == "eval"
+
+
 @pytest.mark.parametrize(
     ("text", "line", "key", "fragment"),
     [

@@ -184,6 +184,42 @@ def test_a_block_with_its_check_forged_is_refused_when_a_line_is_read(tmp_path: 
     assert loaded.questions[0].answer == RESULTS.questions[0].answer  # others unaffected
 
 
+def _rechecked(text: str) -> str:
+    """The text with its check computed again over what it now holds (as a forger would)."""
+    first = text.index(' "questions": [\n') + len(' "questions": [\n')
+    end = text.rindex(',\n "columns_check"')
+    check = zlib.crc32(text[first:end].encode())
+    return text[: text.rindex("crc32:") + 6] + f"{check:08x}" + '"\n}\n'
+
+
+def test_a_lone_surrogate_escape_in_a_line_with_its_check_forged_is_refused_when_read(
+    tmp_path: Path,
+) -> None:
+    """An answer edited to an escape of the same length, the check recomputed: the block is
+    read, and the line is refused when its answer is first used, as the whole parse would
+    (docs/formats.md, "Decisions the formats leave open")."""
+    text = write_results(RESULTS, tmp_path / "results.json").read_text(encoding="utf-8")
+    assert '"answer": "Wait 3' in text
+    path = tmp_path / "forged.json"
+    path.write_text(_rechecked(text.replace('"answer": "Wait 3', '"answer": "\\ud800', 1)))
+    loaded = read_columns_results(path)
+    assert loaded is not None
+    with pytest.raises(InputError, match=r"questions\[0\]: lone surrogate \\ud800 in a string"):
+        loaded.questions[0].answer  # noqa: B018
+    assert loaded.questions[1].answer == RESULTS.questions[1].answer
+
+
+def test_a_lone_surrogate_escape_in_the_block_is_left_to_the_whole_parse(tmp_path: Path) -> None:
+    text = write_results(RESULTS, tmp_path / "results.json").read_text(encoding="utf-8")
+    block = text.rindex('\n "columns": ')
+    assert '"error":[null' in text[block:]
+    forged = text[:block] + text[block:].replace('"error":[null', '"error":["\\udfff"', 1)
+    path = tmp_path / "forged.json"
+    path.write_text(_rechecked(forged), encoding="utf-8")
+    assert read_columns_results(path) is None
+    assert "lone surrogate \\udfff in a string" in str(_loaded(path)) == str(_full_read(path))
+
+
 def test_a_line_edited_outside_the_block_fields_is_read_whole(tmp_path: Path) -> None:
     text = write_results(RESULTS, tmp_path / "results.json").read_text(encoding="utf-8")
     answer = RESULTS.questions[0].answer

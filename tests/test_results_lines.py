@@ -178,6 +178,10 @@ EDITS = [
     ("schema", lambda t: t.replace("ragguard.results/1", "ragguard.results/9", 1)),
     ("questions-in-header", lambda t: t.replace('"suite"', '"questions": [], "suite"', 1)),
     ("empty-line-between", lambda t: t.replace("},\n  {", "},\n\n  {", 1)),
+    ("lone-surrogate-in-id", lambda t: t.replace('"plain-2"', '"plain\\ud800"', 1)),
+    ("lone-surrogate-in-header", lambda t: t.replace('"suite": "', '"suite": "\\udc00', 1)),
+    ("surrogate-pair-in-id", lambda t: t.replace('"plain-2"', '"plain\\ud83d\\ude00"', 1)),
+    ("backslash-then-ud800", lambda t: t.replace('"plain-2"', '"plain\\\\ud800"', 1)),
 ]
 
 
@@ -280,6 +284,29 @@ def test_a_file_read_in_many_blocks_is_read_fast_and_equal(
     kinds = [type(q.retrieved).__name__ for q in fast.questions[:3]]
     assert kinds == ["tuple", "LazyIds", "LazyIds"]  # no ids: [] is decoded
     assert all(type(q.metrics) is dict and type(q.relevant) is dict for q in fast.questions)
+
+
+@pytest.mark.parametrize("block_bytes", [1, 2, 3, 5, 97, 1 << 20])
+@pytest.mark.parametrize("columns", [False, True], ids=["lines", "with-columns"])
+def test_a_lone_surrogate_escape_is_refused_with_its_line_however_blocks_fall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int, columns: bool
+) -> None:
+    """No fast reader takes an escape that may be a lone surrogate (not even one cut between
+    two blocks): the whole parse refuses it, naming the line (docs/formats.md, "Decisions
+    the formats leave open")."""
+    monkeypatch.setattr(results_lines, "BLOCK_BYTES", block_bytes)
+    text = _written(tmp_path, columns)
+    line = _question_line(text, 0)
+    path = tmp_path / "edited.json"
+    path.write_text(text.replace('"plain-2"', '"plain\\ud800"', 1), encoding="utf-8")
+    number = text.split("\n").index(line) + 1
+    column = line.index('plain-2"') + len("plain") + 1
+    expected = (
+        f"{path}:{number}: lone surrogate \\ud800 in a string (column {column}); write the "
+        "character itself or a valid surrogate pair"
+    )
+    assert read_written_results(path) is None
+    assert _loaded(path) == expected == _full_read(path)
 
 
 def test_plain_questions_after_blocks_of_verdicts_read_as_parsing_it_whole_does(

@@ -289,3 +289,22 @@ def test_bad_chunk_origins_are_one_line_errors(chunk: str, message: str) -> None
     with pytest.raises(InputError) as caught:
         parse_run_jsonl(f'{{"id": "q1", "retrieved": [{chunk}]}}\n', "run.jsonl")
     assert message in str(caught.value) and "run.jsonl:1" in str(caught.value)
+
+
+@pytest.mark.parametrize("by_option", [True, False], ids=["--suite", "file-name"])
+def test_a_suite_name_that_is_not_utf8_is_refused_before_scoring(
+    cli_error, good_testset, good_run, tmp_path, by_option
+):
+    """A command-line byte that is not UTF-8 reaches Python as a lone surrogate, which no
+    results file could hold (docs/formats.md, "Decisions the formats leave open")."""
+    testset = good_testset
+    if not by_option:
+        testset = tmp_path / "eval-\udcff.yaml"  # the byte 0xff, as os.fsdecode gives it
+        testset.write_bytes(good_testset.read_bytes())
+    out = tmp_path / "out.json"
+    args = ["score", "--testset", testset, "--run", good_run, "--out", out]
+    if by_option:
+        cli_error([*args, "--suite", "orders-\udcff"], "--suite:", "not UTF-8 text")
+    else:
+        cli_error(args, "eval-\\udcff.yaml: the file name is not UTF-8 text", "give --suite")
+    assert not out.exists()

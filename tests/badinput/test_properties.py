@@ -296,3 +296,79 @@ def test_the_cli_exits_with_a_documented_code_and_one_error_line(name: str) -> N
             assert result.stderr.startswith("ragguard: error: "), result.stderr
 
     check()
+
+
+# ----- lone surrogates in JSON escapes (docs/formats.md, "Decisions the formats leave open") ---
+
+SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+# Strings with surrogates among ordinary characters: json.dumps escapes each as \udXXX, so a
+# high one followed by a low one is a valid pair (one character once read), any other alone.
+surrogate_text = st.text(
+    alphabet=st.one_of(SURROGATES, st.sampled_from('ab é\\"\n')), min_size=1, max_size=12
+)
+SURROGATE_PLACES = {  # where the string goes in a good line: (file, line number, the line)
+    "run answer": (
+        "run.jsonl",
+        1,
+        lambda s: {"id": "q1", "retrieved": ["auth", "errors"], "answer": s},
+    ),
+    "run chunk text": (
+        "run.jsonl",
+        2,
+        lambda s: {"id": "q2", "retrieved": [{"id": "rate-limits", "text": s}], "answer": "Yes."},
+    ),
+    "test set question": (
+        "testset.jsonl",
+        1,
+        lambda s: {"id": "q1", "question": "Q " + s, "relevant": {"auth": 2}},
+    ),
+    "test set meta key": (
+        "testset.jsonl",
+        2,
+        lambda s: {"id": "q2", "question": "Q2?", "relevant": ["rate-limits"], "meta": {s: 1}},
+    ),
+}
+GOOD_LINES = {
+    "run.jsonl": [
+        {"id": "q1", "retrieved": ["auth", "errors"], "answer": "Send the API key."},
+        {"id": "q2", "retrieved": ["rate-limits"], "answer": "100 a minute."},
+    ],
+    "testset.jsonl": [
+        {"id": "q1", "question": "How do I authenticate?", "relevant": {"auth": 2}},
+        {"id": "q2", "question": "How many requests?", "relevant": ["rate-limits"]},
+    ],
+}
+
+
+@pytest.mark.parametrize("place", sorted(SURROGATE_PLACES))
+def test_a_lone_surrogate_escape_is_one_input_error_naming_its_line(place: str) -> None:
+    """Whatever surrogates a string's escapes hold, the command exits 0 when they all pair
+    up (each pair one character) and 2 with one line naming the file and line otherwise:
+    never a traceback or a half-written results file."""
+    name, number, line_with = SURROGATE_PLACES[place]
+
+    @PROPERTY
+    @given(text=surrogate_text)
+    def check(text: str) -> None:
+        lone = any(0xD800 <= ord(c) <= 0xDFFF for c in json.loads(json.dumps(text)))
+        with tempfile.TemporaryDirectory() as folder:
+            work = Path(folder)
+            for good, lines in GOOD_LINES.items():
+                lines = list(lines)
+                if good == name:
+                    lines[number - 1] = line_with(text)
+                (work / good).write_text("".join(json.dumps(v) + "\n" for v in lines), "ascii")
+            argv = ["score", "--testset", f"{work}/testset.jsonl", "--run", f"{work}/run.jsonl"]
+            result = CliRunner().invoke(cli, [*argv, "--out", f"{work}/out.json"])
+            written = sorted(p.name for p in work.iterdir())
+        assert "Traceback" not in result.stderr
+        if not lone:
+            assert result.exit_code == 0, result.stderr
+            return
+        assert result.exit_code == 2, (result.stderr, result.exception)
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith(f"ragguard: error: {work}/{name}:{number}: "), result.stderr
+        assert "lone surrogate \\ud" in result.stderr, result.stderr
+        assert written == ["run.jsonl", "testset.jsonl"], written
+
+    check()

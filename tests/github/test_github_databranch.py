@@ -11,6 +11,7 @@ import pytest
 from fake_github import FakeGitHub, Repo
 from github_fixtures import fast_settings
 
+from ragguard.core.errors import InputError
 from ragguard.github import BaselineConflictError, GitHubClient, UntrustedEventError
 from ragguard.github.databranch import (
     append_line,
@@ -85,6 +86,29 @@ def test_fetch_prefers_the_merge_base_and_falls_back_to_the_newest(
     assert unknown is not None and not unknown.exact and unknown.commit == new
     assert unknown.path == latest_path("main", "default")
     assert [line["commit"] for line in store.history("main", "default")] == [old, new]
+
+
+def test_a_stored_baseline_with_a_lone_surrogate_escape_is_one_line_naming_it(
+    fake: FakeGitHub, repo: Repo, client: GitHubClient
+) -> None:
+    """Read as every JSON input is (docs/formats.md, "Decisions the formats leave open"):
+    its commit would reach the comment; a history line holding one is a damaged line."""
+    store = client.data_branch()
+    sha = repo.refs["heads/main"]
+    store.save("main", "default", sha, results(0.5), {"ndcg@10": 0.5})
+    path = latest_path("main", "default")
+    document = fake.file_at(repo, "ragguard-data", path)
+    assert document is not None and document.startswith(b"{\n")
+    damaged = document.replace(b'"commit": "', b'"commit": "\\ud800', 1)
+    fake.commit(repo, "ragguard-data", {path: damaged})
+    with pytest.raises(InputError) as raised:
+        store.fetch("main", "default")
+    line = damaged.split(b"\n").index(next(x for x in damaged.split(b"\n") if b"ud800" in x)) + 1
+    assert str(raised.value).startswith(
+        f"ragguard-data:{path}:{line}: stored baseline is not JSON: lone surrogate \\ud800"
+    )
+    history = b'{"commit": "a"}\n{"commit": "\\udfff"}\n{"commit": "c"}\n'
+    assert parse_history(history) == [{"commit": "a"}, {"commit": "c"}]
 
 
 def test_fetch_with_no_data_branch_is_none(client: GitHubClient) -> None:

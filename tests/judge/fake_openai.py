@@ -13,6 +13,8 @@ can misbehave on demand: each request takes the next behaviour from ``script``, 
 - ``truncated``: the reply cut in half (finish_reason "length"); ``non_json``: prose
 - ``missing_id``, ``extra_id``, ``duplicate_id``: a sentence verdict dropped / invented / twice
 - ``bad_evidence``: evidence names a chunk that was not given; ``envelope``: not a completion
+- ``lone_surrogate``: a correct reply with a note holding a lone surrogate (escaped in the
+  completion's JSON)
 - ``hang``: sleep ``hang_seconds`` before answering (to trigger the client's timeout)
 
 It counts requests (``calls``, also served at ``GET /calls``), keeps each request (``requests``: path, query, headers,
@@ -280,7 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
             verdict["sentences"].append(dict(verdict["sentences"][0]))
         elif behaviour == "bad_evidence":
             verdict["sentences"][0]["evidence"] = "no-such-chunk"
-        content = json.dumps(verdict)
+        elif behaviour == "lone_surrogate":  # the envelope escapes it: "\ud800"
+            verdict["note"] = "half \ud800 a pair"
+        content = json.dumps(verdict, ensure_ascii=False)
         if behaviour == "fenced":
             content = f"```json\n{content}\n```"
         elif behaviour == "truncated":

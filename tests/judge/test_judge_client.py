@@ -6,6 +6,7 @@ Every failure mode ends in its documented state: a verdict, or an outcome with a
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -203,6 +204,20 @@ def test_a_response_that_is_not_a_completion_fails_the_answer():
         assert server.calls == 1
 
 
+def test_a_lone_surrogate_in_the_response_fails_the_answer_and_is_not_cached(tmp_path):
+    """docs/formats.md, "Decisions the formats leave open": refused where the response is
+    parsed, so no reply holding one reaches the cache or the results."""
+    with FakeOpenAI(default="lone_surrogate") as server:
+        outcome = client(server, tmp_path).judge(item())
+        assert outcome.verdict is None
+        assert outcome.error.startswith(
+            "judge: the server's response is not a chat completion: lone surrogate \\ud800 in "
+            "a string (column "
+        )
+        assert server.calls == 1
+    assert not list((tmp_path / "cache").rglob("*.json"))
+
+
 def test_401_stops_every_further_call():
     with FakeOpenAI(default="401") as server:
         judge = client(server, concurrency=1)
@@ -302,6 +317,19 @@ def test_a_corrupt_cache_file_is_a_miss(tmp_path):
         client(server, tmp_path).judge(item())
         (path,) = (tmp_path / "cache").rglob("*.json")
         path.write_text("{not json")
+        assert client(server, tmp_path).judge(item()).verdict is not None
+        assert server.calls == 2
+
+
+def test_a_cached_reply_with_a_lone_surrogate_escape_is_a_miss(tmp_path):
+    """Read as every JSON input is (docs/formats.md, "Decisions the formats leave open")."""
+    with FakeOpenAI() as server:
+        client(server, tmp_path).judge(item())
+        (path,) = (tmp_path / "cache").rglob("*.json")
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        reply = json.loads(entry["content"])
+        entry["content"] = json.dumps({**reply, "note": "half \ud800"}, ensure_ascii=False)
+        path.write_text(json.dumps(entry), encoding="utf-8")  # the file escapes it: \ud800
         assert client(server, tmp_path).judge(item()).verdict is not None
         assert server.calls == 2
 

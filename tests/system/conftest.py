@@ -122,6 +122,8 @@ class RagHandler(BaseHTTPRequestHandler):
             self._send(429, "text/plain", "slow down", {"Retry-After": retry_after})
         elif behaviour == "malformed":
             self._send(200, "application/json", '{"contexts": [')
+        elif behaviour.startswith("raw "):  # "raw TEXT": TEXT is the reply's body
+            self._send(200, "application/json", behaviour.removeprefix("raw "))
         elif behaviour == "wrong-shape":
             self._send(200, "application/json", '{"data": {"results": "none"}}')
         else:

@@ -86,6 +86,31 @@ def test_batch_bad_lines_and_missing_answers_are_per_question_errors(
     assert any("line 2 is not valid JSON" in line for line in log)
 
 
+def test_batch_line_with_a_lone_surrogate_is_a_malformed_line(
+    suite_dir: Path, make_config, run_suite
+) -> None:
+    """docs/formats.md, "Decisions the formats leave open": refused like a line that is not
+    JSON; the questions it did not answer fail, a valid pair is one character."""
+    name = script(
+        suite_dir,
+        "surrogate.py",
+        r"""
+        import json, sys
+        for line in sys.stdin:
+            q = json.loads(line)
+            answer = r"\ud800" if q["id"] == "auth" else r"\ud83d\ude00"
+            print('{"id": "%s", "retrieved": [], "answer": "%s"}' % (q["id"], answer))
+        """,
+    )
+    outcome = run_suite(make_config(f"command: [{PYTHON}, {name}]\nmax_error_rate: 1"))
+    assert outcome.records["auth"].error == (
+        "command's output has no line for this question (line 1 is not valid JSON (lone "
+        "surrogate \\ud800 in a string (column 44); write the character itself or a valid "
+        "surrogate pair))"
+    )
+    assert outcome.records["rate"].answer == "\U0001f600"
+
+
 def test_batch_crash_fails_the_unanswered_questions_with_the_exit_status_and_stderr(
     suite_dir: Path, make_config, run_suite
 ) -> None:
@@ -194,6 +219,10 @@ def test_per_question_string_command_is_split_without_a_shell(
         ("print('{bad')", "command output is not valid JSON"),
         ("import json; print(json.dumps({'id': 'other', 'retrieved': []}))", "answered for id"),
         ("print('[1, 2]')", "command output is a list"),
+        (
+            'print(r\'{"retrieved": [], "answer": "\\ud800"}\')',
+            "command output is not valid JSON (lone surrogate \\ud800 in a string (column 30)",
+        ),
         ("import time; time.sleep(10)", "command timed out after 0.3s"),
         ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "was killed by signal 9"),
     ],

@@ -296,3 +296,28 @@ def test_usage_is_read_from_the_response_path_and_a_bad_one_fails_its_question(
     }
     auth = outcome.records["auth"]
     assert auth.error is not None and "'usage.cost' expected a non-negative number" in auth.error
+
+
+def test_a_lone_surrogate_escape_in_a_reply_fails_that_question(
+    rag_server, make_config, run_suite, token: str
+) -> None:
+    """docs/formats.md, "Decisions the formats leave open": the reply is refused where it is
+    parsed, like malformed JSON; a valid surrogate pair is one character. The reply is read
+    as a command's is: a repeated key fails the question too."""
+    reply = '{"data": {"results": []}, "answer": "%s"}'
+    rag_server.script = {
+        "auth": ["raw " + reply % "half \\ud800 a pair"],
+        "rate": ["raw " + reply % "\\ud83d\\ude00"],
+        "page": ['raw {"data": {"results": []}, "answer": "a", "answer": "b"}'],
+    }
+    outcome = run_suite(make_config(MAPPED.format(url=rag_server.url) + "max_error_rate: 1\n"))
+    assert outcome.records["auth"].error == (
+        "response is not valid JSON (lone surrogate \\ud800 in a string (column 43); write the "
+        'character itself or a valid surrogate pair): {"data": {"results": []}, "answer": "half '
+        '\\ud800 a pair"}'
+    )
+    assert outcome.records["rate"].error is None
+    assert outcome.records["rate"].answer == "\U0001f600"
+    assert outcome.records["page"].error.startswith(  # parsed as strictly as every reply
+        "response is not valid JSON (duplicate key 'answer' in one object; keep one)"
+    )

@@ -335,3 +335,46 @@ def test_a_resumed_run_stops_early_on_the_whole_test_sets_allowance(
     assert (results.by_id["q06"].error or "").startswith(
         "not run: the run stopped early after 3 of 20 questions failed"
     )
+
+
+SURROGATE_MODULE = """\
+def answer(question, id):
+    if id == "auth":
+        return {"retrieved": ["authentication"], "answer": "Send the key \\ud800 first."}
+    if id == "rate":
+        return {"retrieved": [{"id": "rate-limits", "text": "100 \\udfff"}], "answer": "100."}
+    raise ValueError("index \\udc80 not loaded")
+"""
+
+
+def test_a_python_systems_lone_surrogate_fails_its_question_and_every_report_is_written(
+    suite_dir: Path, module_name: str, ragguard_cli
+) -> None:
+    """docs/formats.md, "Decisions the formats leave open": a lone surrogate in what a python
+    system returns fails that question like any malformed output; its exception's words
+    are shown escaped. Results, run records and every report are then written."""
+    (suite_dir / f"{module_name}.py").write_text(SURROGATE_MODULE)
+    config = write_suite(suite_dir, f"  python: {module_name}:answer", max_error_rate=1.0)
+    head = suite_dir / "head.json"
+    result = ragguard_cli("run", "-c", config, "--out", head)
+    assert result.exit_code == 0, result.output
+    errors = {q.id: q.error for q in load_results(head).questions}
+    target = f"{module_name}:answer returned"
+    assert errors["auth"] == (
+        f"{target}: answer holds a lone surrogate \\ud800, half of a UTF-16 pair and not a "
+        "character; return whole characters"
+    )
+    assert errors["rate"].startswith(f"{target}: retrieved[0].text holds a lone surrogate \\udfff")
+    assert errors["page"] == f"ValueError: index \\udc80 not loaded ({module_name}.py:6)"
+    run = load_run(suite_dir / "head.run.jsonl")
+    assert run.records["page"].error == errors["page"]
+    reports = {name: suite_dir / name for name in ("c.md", "s.md", "j.xml", "c.json")}
+    compared = ragguard_cli(
+        "compare", head, head, "-c", config,
+        "--markdown", reports["c.md"], "--summary", reports["s.md"],
+        "--junit", reports["j.xml"], "--json", reports["c.json"],
+    )  # fmt: skip
+    assert compared.exit_code in (0, 3), compared.output
+    assert "\\udc80" in compared.stdout + reports["s.md"].read_text(encoding="utf-8")
+    for path in reports.values():
+        assert "\\udc80" in path.read_text(encoding="utf-8"), path.name

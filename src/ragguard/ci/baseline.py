@@ -16,6 +16,7 @@ from ragguard.compare.baseline import BaselineFile
 from ragguard.config.model import Config
 from ragguard.core.errors import InputError
 from ragguard.core.sources import parse_json_value
+from ragguard.core.surrogates import LoneSurrogate
 from ragguard.github import (
     ArtifactBaselineStore,
     StoredBaseline,
@@ -145,7 +146,8 @@ def baseline_results(stored: StoredBaseline | None) -> Results | None:
     try:
         data = parse_json_value(stored.results.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(stored.path, f"stored baseline is not JSON: {exc}") from None
+        line = exc.lineno if isinstance(exc, LoneSurrogate) else None
+        raise InputError(stored.path, f"stored baseline is not JSON: {exc}", line=line) from None
     return results_from_dict(data, stored.path)
 
 

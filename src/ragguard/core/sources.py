@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError
+from ragguard.core.surrogates import lone_surrogate_escape
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
@@ -152,20 +153,24 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     raise AssertionError("unreachable: a shorter dict has a repeated key")
 
 
-# parse_json_value's settings, for decoding a part of a text (results/lines.py).
+# parse_json_value's settings, for decoding a part of a text (results/lines.py); the fast
+# readers that use it leave text that may hold a surrogate escape to parse_json_value.
 STRICT_JSON = json.JSONDecoder(
     parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
 )
 
 
 def parse_json_value(text: str) -> Any:
-    """Parse JSON, refusing NaN, Infinity (they would poison every mean) and repeated keys.
+    """Parse JSON, refusing NaN, Infinity (they would poison every mean), repeated keys and
+    lone surrogates (``"\\ud800"``: no UTF-8 writer could write them back; a
+    :class:`~ragguard.core.surrogates.LoneSurrogate` says where).
 
     Every failure is a ValueError with a message for the user: JSON nested deeper than
-    Python can follow, or an integer over Python's 4,300-digit limit, included.
+    Python can follow, or an integer over Python's 4,300-digit limit, included. ``text``
+    is decoded from bytes (as every reader's is), so only an escape can hold a surrogate.
     """
     try:
-        return json.loads(
+        value = json.loads(
             text, parse_constant=_reject_constant, object_pairs_hook=_refuse_duplicate_keys
         )
     except RecursionError:
@@ -174,6 +179,10 @@ def parse_json_value(text: str) -> Any:
         raise
     except ValueError as exc:
         raise ValueError(number_problem(exc)) from None
+    surrogate = lone_surrogate_escape(text)
+    if surrogate is not None:
+        raise surrogate
+    return value
 
 
 def number_problem(exc: ValueError) -> str:

@@ -27,6 +27,9 @@ from github.Repository import Repository
 
 from github import GithubException, InputGitTreeElement
 from ragguard.compare.baseline import BASELINE_SCHEMA
+from ragguard.core.errors import InputError
+from ragguard.core.sources import parse_json_value
+from ragguard.core.surrogates import LoneSurrogate
 from ragguard.github.errors import (
     BaselineConflictError,
     UntrustedEventError,
@@ -150,8 +153,8 @@ def keep_newer(new: bytes) -> Callable[[bytes | None], bytes]:
         if old is None:
             return new
         try:
-            theirs = json.loads(old)
-        except ValueError:
+            theirs = parse_json_value(old.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError and a lone surrogate too: damaged, replaced
             return new
         return new if newer_than(mine, theirs) else old
 
@@ -179,8 +182,8 @@ def parse_history(data: bytes) -> list[dict[str, Any]]:
     lines = []
     for raw in data.splitlines():
         try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError):
+            value = parse_json_value(raw.decode("utf-8"))
+        except ValueError:  # a lone surrogate too (core/surrogates.py): a damaged line
             continue
         if isinstance(value, dict):
             lines.append(value)
@@ -244,7 +247,12 @@ class DataBranchStore:
         return self._baseline(found[0], latest_path(target_branch, suite), prefer_commit)
 
     def _baseline(self, data: bytes, path: str, prefer_commit: str | None) -> StoredBaseline:
-        document = json.loads(data)
+        try:
+            document = parse_json_value(data.decode("utf-8"))
+        except ValueError as exc:  # UnicodeDecodeError and a lone surrogate (with its line)
+            line = exc.lineno if isinstance(exc, LoneSurrogate) else None
+            where = f"{self.branch}:{path}"
+            raise InputError(where, f"stored baseline is not JSON: {exc}", line=line) from None
         return StoredBaseline(
             suite=document["suite"],
             branch=document["branch"],

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.sources import parse_json_value
+from ragguard.core.surrogates import LoneSurrogate
 
 
 @dataclass(frozen=True)
@@ -190,8 +191,9 @@ def load_event(env: Mapping[str, str]) -> EventContext:
         try:
             payload = parse_json_value(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
+            place = f"{path}:{exc.lineno}" if isinstance(exc, LoneSurrogate) else path
             raise ValueError(
-                f"{path}: cannot read the event payload (GITHUB_EVENT_PATH): {exc}"
+                f"{place}: cannot read the event payload (GITHUB_EVENT_PATH): {exc}"
             ) from None
         if not isinstance(payload, dict):
             raise ValueError(f"{path}: the event payload is not a JSON object")

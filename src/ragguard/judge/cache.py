@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ragguard.core.sources import parse_json_value
+
 
 def cache_key(request: Mapping[str, Any]) -> str:
     """The hash of a request body (model, messages and sampling parameters)."""
@@ -33,11 +35,12 @@ class ReplyCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored entry, or ``None`` when missing or unreadable (a miss, not an error)."""
+        """The stored entry, or ``None`` when missing or unreadable (a miss, not an error):
+        read as every JSON input is, so an edited file's lone surrogate is a miss too."""
         if self.folder is None:
             return None
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = parse_json_value(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None

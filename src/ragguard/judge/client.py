@@ -30,6 +30,8 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
+from ragguard.core.sources import parse_json_value
+from ragguard.core.surrogates import LoneSurrogate
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.keys import api_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
@@ -295,8 +297,10 @@ class JudgeClient:
 
     def _content(self, response: requests.Response) -> str:
         try:
-            data = response.json()
+            data = parse_json_value(response.text)  # a lone surrogate escape refused here
             content = data["choices"][0]["message"]["content"]
+        except LoneSurrogate as exc:
+            raise _CallFailed(f"the server's response is not a chat completion: {exc}") from None
         except (ValueError, KeyError, IndexError, TypeError):
             raise _CallFailed("the server's response is not a chat completion") from None
         usage = data.get("usage") if isinstance(data, dict) else None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragguard.core.errors import InputError
+from ragguard.core.surrogates import SURROGATE
 from ragguard.pipeline.passes import prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
@@ -133,8 +134,18 @@ class Scored:
 
 
 def suite_name(suite: str | None, source: str) -> str:
-    """The suite's name: as given, else the test set's file name up to its first dot."""
-    return suite or Path(source).name.split(".")[0] or "ragguard"
+    """The suite's name: as given, else the test set's file name up to its first dot.
+
+    A command line or a file name with bytes that are not UTF-8 reaches Python as lone
+    surrogates, which no results file could hold: refused here, before anything is scored.
+    """
+    name = suite or Path(source).name.split(".")[0] or "ragguard"
+    if SURROGATE.search(name):
+        place, what = ("--suite", "the suite name") if suite else (source, "the file name")
+        raise InputError(
+            place, f"{what} is not UTF-8 text ({ascii(name)}); give --suite a UTF-8 name"
+        )
+    return name
 
 
 def load_recorded(

@@ -34,6 +34,7 @@ from typing import Any
 
 from ragguard.core.errors import InputError
 from ragguard.core.sources import STRICT_JSON
+from ragguard.core.surrogates import MAY_HOLD_ESCAPE_BYTES, lone_surrogate_escape
 from ragguard.results.layout import QUESTIONS_LINE, NotWritten, read_header
 from ragguard.results.model import STATUSES, QuestionResult, Results, repeat_to_dict
 from ragguard.results.parse import (
@@ -125,7 +126,9 @@ class LineStore:
         self._starts: list[int] | None = None
 
     def entry(self, index: int) -> Any:
-        """Question ``index``'s line, parsed strictly (an InputError naming it if invalid)."""
+        """Question ``index``'s line, parsed strictly (an InputError naming it if invalid,
+        or if it holds a lone surrogate escape, as :func:`~ragguard.core.sources.parse_json_value`
+        refuses)."""
         if self._starts is None:
             steps = map(int.__add__, self._lengths, repeat(LINE_EXTRA))
             self._starts = list(accumulate(steps, initial=self.first + 2))
@@ -139,6 +142,9 @@ class LineStore:
             ) from None
         if stop != len(text):
             raise InputError(self.read.source, "not one JSON object", key=_key(index))
+        surrogate = lone_surrogate_escape(text)
+        if surrogate is not None:
+            raise InputError(self.read.source, str(surrogate), key=_key(index))
         return value
 
 
@@ -225,6 +231,8 @@ def _read(data: bytes, path: Path) -> Results | None:
         return None
     if data[tail:] != CHECK_FORMAT.format(_check(data, first, tail)).encode():
         return None  # edited since written: read whole, the block checked against the lines
+    if MAY_HOLD_ESCAPE_BYTES.search(data, marker, tail):
+        return None  # maybe a lone surrogate (the writer writes no such escape): read whole
     try:
         block = json.loads(data[marker + len(MARKER) : tail])
         columns = _columns(block, marker - first)

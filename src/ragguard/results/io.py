@@ -18,6 +18,7 @@ from typing import Any
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
 from ragguard.core.sources import parse_json_value, read_text
+from ragguard.core.surrogates import LoneSurrogate
 from ragguard.results.columns import (
     CHECK_FORMAT,
     COLUMNS_KEY,
@@ -137,6 +138,8 @@ def read_json_file(path: Path, what: str) -> Any:
         raise InputError(
             path, f"not valid JSON ({exc.msg}); the file may be truncated", line=exc.lineno
         ) from None
+    except LoneSurrogate as exc:
+        raise InputError(path, str(exc), line=exc.lineno) from None
     except ValueError as exc:
         raise InputError(path, f"not valid JSON ({exc})") from None
 

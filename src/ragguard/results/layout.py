@@ -3,7 +3,8 @@
 :func:`~ragguard.results.io.json_chunks` writes the header indented by one space, then
 :data:`QUESTIONS_LINE`, then one question a line (:func:`question_line`, ``retrieved``
 last). The readers (``lines.py``, ``columns.py``) parse the header with :func:`read_header`
-and raise :class:`NotWritten` at anything else, for the full reader to decide.
+and raise :class:`NotWritten` at anything else, for the full reader to decide: an escape that
+may be a lone surrogate too (the writer writes none), which the full reader refuses.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ragguard.core.sources import STRICT_JSON
+from ragguard.core.surrogates import MAY_HOLD_ESCAPE
 from ragguard.results.model import QuestionResult, question_to_dict
 
 QUESTIONS_LINE = b' "questions": [\n'
@@ -59,8 +61,8 @@ def read_header(file: IO[bytes]) -> dict[str, Any]:
             raise NotWritten
         lines.append(line)
     text = b"".join(lines).decode("utf-8")
-    if not text.endswith(",\n"):
-        raise NotWritten
+    if not text.endswith(",\n") or MAY_HOLD_ESCAPE.search(text):
+        raise NotWritten  # a surrogate escape: parse_json_value decides
     data = whole_value(text[:-2] + "\n}")
     if type(data) is not dict or "questions" in data:
         raise NotWritten

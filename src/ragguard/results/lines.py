@@ -34,6 +34,7 @@ from operator import add, attrgetter, itemgetter, sub
 from typing import IO, Any, overload
 
 from ragguard.core.sources import STRICT_JSON
+from ragguard.core.surrogates import MAY_HOLD_ESCAPE_BYTES
 from ragguard.results.layout import STRICT_SCAN, NotWritten, whole_value
 from ragguard.results.model import STATUSES, QuestionResult, question_results
 from ragguard.results.parse import FieldReader, question_from_dict
@@ -164,9 +165,13 @@ def _line_blocks(file: IO[bytes]) -> Iterator[list[str]]:
     ``BLOCK_BYTES`` at a time, each block's bytes decoded and split once (no copy)."""
     decoder = codecs.getincrementaldecoder("utf-8")()  # a character cut between blocks
     rest = ""  # the line the last block ended in
+    end = b""  # the last bytes read so far: an escape may be cut between blocks
     while more := file.read(BLOCK_BYTES):
         if len(more.translate(None, _CONTROL)) != len(more):
             raise NotWritten  # a raw control character: invalid in a string, unusual between
+        if MAY_HOLD_ESCAPE_BYTES.search(more) or MAY_HOLD_ESCAPE_BYTES.search(end + more[:3]):
+            raise NotWritten  # maybe a lone surrogate (the writer writes no such escape)
+        end = (end + more[-3:])[-3:]
         lines = decoder.decode(more).split("\n")
         lines[0] = rest + lines[0]
         rest = lines.pop()

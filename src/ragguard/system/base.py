@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import type_name
+from ragguard.core.surrogates import escape_surrogates, surrogate_in
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import RunRecord, record_from_mapping
 from ragguard.results.steps import Step
@@ -113,6 +114,7 @@ def answer_from_output(value: Any, what: str = "the result") -> Answer:
     if retrieved is not None or not fields["steps"]:
         fields["retrieved"] = [_chunk_value(item) for item in retrieved or ()]
     fields["usage"] = _usage_value(fields.get("usage"))
+    _refuse_surrogates(fields, what)
     record = _validated({"id": "-", **fields}, what)
     return Answer(record.retrieved, record.answer, record.meta, record.usage, record.steps)
 
@@ -145,6 +147,19 @@ def _chunk_value(item: Any) -> Any:
     return {key: list(v) if isinstance(v, tuple) else v for key, v in fields.items()}
 
 
+def _refuse_surrogates(fields: dict[str, Any], what: str) -> None:
+    """A lone surrogate anywhere in the output fails the question: no writer could write it
+    (docs/formats.md, "Decisions the formats leave open"). A JSON reply's escapes were
+    refused when it was parsed; this finds what a python system returned."""
+    found = surrogate_in(fields)
+    if found is not None:
+        where, code = found
+        raise SystemFailure(
+            f"{what}: {where} holds a lone surrogate {code}, half of a UTF-16 pair and not "
+            "a character; return whole characters"
+        )
+
+
 def _validated(fields: dict[str, Any], what: str) -> RunRecord:
     try:
         return record_from_mapping(fields, Where(what))
@@ -173,7 +188,11 @@ def describe_failure(exc: BaseException) -> str:
 
 
 def error_record(question_id: str, message: str, latency_ms: float | None = None) -> RunRecord:
-    return RunRecord(id=question_id, latency_ms=latency_ms, error=message or "failed")
+    """A failed question; a surrogate in the message (a python system's exception text) is
+    shown as its escape, so the results can be written."""
+    return RunRecord(
+        id=question_id, latency_ms=latency_ms, error=escape_surrogates(message) or "failed"
+    )
 
 
 def placeholders(question: Question) -> dict[str, Any]:

@@ -16,7 +16,6 @@ never written to results or logs, and are masked in any error message.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import threading
@@ -32,7 +31,7 @@ import requests
 from requests.adapters import HTTPAdapter as _PoolAdapter
 
 from ragguard.config.model import SystemConfig
-from ragguard.core.sources import ascii_int, type_name
+from ragguard.core.sources import ascii_int, parse_json_value, type_name
 from ragguard.core.yaml_lines import expands_beyond
 from ragguard.system.base import (
     Answer,
@@ -248,7 +247,7 @@ class HttpAdapter:
         if reply.status_code >= 300:
             raise SystemFailure(self._mask(f"{status}: {_snippet(reply.text)}"))
         try:
-            document = json.loads(reply.text)
+            document = parse_json_value(reply.text)
         except ValueError as exc:
             raise SystemFailure(
                 self._mask(f"response is not valid JSON ({exc}): {_snippet(reply.text)}")

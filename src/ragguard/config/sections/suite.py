@@ -12,6 +12,7 @@ from typing import Any
 from ragguard.config.reader import Reader
 from ragguard.core.errors import InputError
 from ragguard.core.sources import is_finite_number, type_name
+from ragguard.core.surrogates import SURROGATE
 from ragguard.core.yaml_lines import LineDict, LineList
 from ragguard.metrics.names import (
     DEFAULT_METRICS,
@@ -27,6 +28,12 @@ EVIDENCE_KEYS = ("min_coverage",)
 def suite_name(reader: Reader, data: LineDict, root: Path) -> str:
     """``suite``: a name of letters, digits, '.', '_' or '-'; the config's folder by default."""
     value = data.get("suite")
+    if value is None and SURROGATE.search(root.name):  # a folder name that is not UTF-8
+        raise reader.error(
+            f"missing, and the folder's name ({ascii(root.name)}) is not UTF-8 text to name "
+            "the suite after; set suite:",
+            "suite",
+        )
     if value is None:
         return root.name or "ragguard"
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", value):
