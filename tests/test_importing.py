@@ -10,11 +10,18 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from ragguard.core.errors import Where
+from ragguard.core.errors import InputError, Where
 from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results
 from ragguard.testset.formats.foreign import ForeignQuestion
-from ragguard.testset.importing import LabelSources, TextIndex, import_questions, question_ids
+from ragguard.testset.importing import (
+    Imported,
+    LabelSources,
+    TextIndex,
+    import_questions,
+    load_docs,
+    question_ids,
+)
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import normal_text
 
@@ -92,6 +99,52 @@ def test_deepeval_names_are_the_ids_when_all_are_given_and_distinct():
 
     assert question_ids(named) == ["a", "b"]
     assert question_ids(clash)[0].startswith("q-")
+
+
+def test_deepeval_names_equal_after_normalisation_are_refused_at_the_second_one():
+    """They would be two ids the test set refuses: the error names the imported file and
+    the line of the second name, before anything is written."""
+    first = ForeignQuestion("A?", (RATE,), Where("set.jsonl", 1), name="caf\u00e9")
+    second = ForeignQuestion("B?", (RATE,), Where("set.jsonl", 2), name="cafe\u0301")
+    with pytest.raises(InputError) as raised:
+        question_ids([first, second])
+    assert str(raised.value).startswith(
+        "set.jsonl:2: name: names 'caf\u00e9' and 'cafe\u0301' differ only in Unicode "
+        "normalisation (NFC)"
+    )
+
+
+def test_import_refuses_twin_names_in_a_json_list_by_item_and_writes_nothing(cli_error, tmp_path):
+    source = tmp_path / "deepeval.json"
+    items = [{"input": "How?", "context": [RATE], "name": n} for n in ("caf\u00e9", "cafe\u0301")]
+    source.write_text(json.dumps(items), encoding="utf-8")
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "rate", "text": RATE}) + "\n", encoding="utf-8")
+    out = tmp_path / "imported.yaml"
+    args = ["import", source, "--from", "deepeval", "--corpus", corpus, "--out", out]
+    cli_error(args, f"{source}: [1].name:", "differ only in Unicode normalisation")
+    assert not out.exists()
+
+
+def test_the_entries_are_checked_as_a_test_set_naming_the_imported_file():
+    """What the test set's loader would refuse in the file about to be written is refused
+    first, at the place of the question in the imported file."""
+    entries = [
+        {"id": "a", "question": "A?", "relevant": ["rate"]},
+        {"id": "a", "question": "B?", "relevant": ["rate"]},
+    ]
+    places = [Where("set.jsonl", 3), Where("set.jsonl", 5)]
+    imported = Imported(entries, places, [], 0)
+    with pytest.raises(InputError, match=r"^set.jsonl:5: id: duplicate id 'a' \(first at line 3\)"):
+        imported.testset("set.jsonl")
+
+
+def test_a_document_whose_name_is_not_utf8_is_refused(tmp_path):
+    """No label could name it: its name reaches Python as a lone surrogate."""
+    (tmp_path / "ok.md").write_text(RATE, encoding="utf-8")
+    (tmp_path / "rate-\udcff.md").write_text(RATE, encoding="utf-8")
+    with pytest.raises(InputError, match="rate-\udcff.md: the file.s name is not UTF-8 text"):
+        load_docs(tmp_path)
 
 
 @pytest.mark.parametrize(

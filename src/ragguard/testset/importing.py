@@ -28,11 +28,13 @@ from typing import Any
 
 import yaml
 
-from ragguard.core.errors import InputError
-from ragguard.core.sources import bad_path, cannot_read
+from ragguard.core.errors import InputError, Where
+from ragguard.core.sources import bad_path, cannot_read, same_after_normalising
+from ragguard.core.surrogates import SURROGATE
 from ragguard.results.chunks import Chunk
 from ragguard.testset.formats.foreign import ForeignQuestion
-from ragguard.testset.model import normal_text
+from ragguard.testset.load import testset_from_entries
+from ragguard.testset.model import TestSet, normal_text
 
 LONG_CONTEXT = 1000
 _SEPARATOR = "\x00"
@@ -113,9 +115,17 @@ class Unlabelled:
 
 @dataclass(frozen=True)
 class Imported:
+    """The test set entries, each with the place of the question it comes from."""
+
     entries: list[dict[str, Any]]
+    places: list[Where]
     unlabelled: list[Unlabelled]
     long_contexts: int
+
+    def testset(self, source: str | Path) -> TestSet:
+        """The entries checked as a test set before they are written: a refusal names the
+        place in ``source`` (the imported file), not the file about to be written."""
+        return testset_from_entries(source, zip(self.entries, self.places, strict=True))
 
 
 def import_questions(
@@ -124,6 +134,7 @@ def import_questions(
     """The test set entries of ``questions``, and the questions that could not be labelled."""
     ids = question_ids(questions)
     entries: list[dict[str, Any]] = []
+    places: list[Where] = []
     unlabelled: list[Unlabelled] = []
     for question_id, question in zip(ids, questions, strict=True):
         relevant, why = _relevant(question, sources)
@@ -131,8 +142,9 @@ def import_questions(
             unlabelled.append(Unlabelled(question.where.place, why))
             continue
         entries.append(_entry(question_id, question, relevant, flavour))
+        places.append(question.where)
     long_contexts = sum(len(c) > LONG_CONTEXT for q in questions for c in q.contexts)
-    return Imported(entries, unlabelled, long_contexts)
+    return Imported(entries, places, unlabelled, long_contexts)
 
 
 def _relevant(question: ForeignQuestion, sources: LabelSources) -> tuple[list[Any], str]:
@@ -167,9 +179,14 @@ def _entry(
 
 
 def question_ids(questions: Sequence[ForeignQuestion]) -> list[str]:
-    """deepeval's names when all are given and distinct, else ids from the question text."""
+    """deepeval's names when all are given and distinct, else ids from the question text.
+
+    Names that differ only in Unicode normalisation would be ids a test set refuses: the
+    second one is an error in the imported file, before anything is written.
+    """
     names = [q.name for q in questions]
     if all(names) and len(set(names)) == len(names):
+        _refuse_normalisation_twins(questions)
         return [str(name) for name in names]
     ids: list[str] = []
     seen: dict[str, int] = {}
@@ -180,6 +197,18 @@ def question_ids(questions: Sequence[ForeignQuestion]) -> list[str]:
     return ids
 
 
+def _refuse_normalisation_twins(questions: Sequence[ForeignQuestion]) -> None:
+    twins = same_after_normalising(str(q.name) for q in questions)
+    if twins:
+        second = next(q for q in questions if q.name == twins[1])
+        raise second.where.error(
+            f"names {twins[0]!r} and {twins[1]!r} differ only in Unicode normalisation (NFC) "
+            "and would be two ids a test set refuses; write them the same way, or give them "
+            "different names",
+            key="name",
+        )
+
+
 def load_docs(folder: Path) -> dict[str, str]:
     """The UTF-8 text files under ``folder`` by path relative to it (``/`` separated);
     files that are not UTF-8 text (images, archives) are left out."""
@@ -187,8 +216,11 @@ def load_docs(folder: Path) -> dict[str, str]:
         raise bad_path(folder, NotADirectoryError("not a folder"))
     docs: dict[str, str] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        if SURROGATE.search(name):  # bytes that are not UTF-8: no label could name it
+            raise InputError(path, "the file's name is not UTF-8 text; rename it")
         try:
-            docs[path.relative_to(folder).as_posix()] = path.read_text(encoding="utf-8-sig")
+            docs[name] = path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError:
             continue
         except OSError as exc:

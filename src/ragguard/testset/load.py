@@ -70,13 +70,13 @@ def _load_yaml(path: Path) -> TestSet:
                 path, f"expected a question mapping, found {type_name(entry)}", line=line
             )
         entries.append((entry, entry.where(path)))
-    return _build(path, entries)
+    return testset_from_entries(path, entries)
 
 
 def _load_jsonl(path: Path) -> TestSet:
     text = read_text(path, what="test set")
     entries = [(obj, Where(path, number)) for number, obj in iter_jsonl_objects(text, path)]
-    return _build(path, entries)
+    return testset_from_entries(path, entries)
 
 
 def _load_csv(path: Path) -> TestSet:
@@ -84,7 +84,7 @@ def _load_csv(path: Path) -> TestSet:
     entries = []
     for number, row in iter_csv_rows(text, path):
         entries.append((_csv_entry(row, Where(path, number)), Where(path, number)))
-    return _build(path, entries)
+    return testset_from_entries(path, entries)
 
 
 def _csv_entry(row: dict[str, str], where: Where) -> dict[str, Any]:
@@ -147,29 +147,35 @@ def _csv_bool(value: str, key: str, where: Where) -> bool:
     raise where.error(f"expected true or false, found {value!r}", key=key)
 
 
-def _build(path: Path, entries: Iterable[tuple[Mapping[str, Any], Where]]) -> TestSet:
+def testset_from_entries(
+    path: str | Path, entries: Iterable[tuple[Mapping[str, Any], Where]]
+) -> TestSet:
+    """The test set of question entries, each checked; errors name the entry's place.
+
+    The loaders call it with the file's entries; ``ragguard import`` with the entries it
+    would write, placed in the file they come from, so a refusal names that file.
+    """
     questions: list[Question] = []
-    lines: dict[str, int | None] = {}
+    wheres: dict[str, Where] = {}
     for entry, where in entries:
         for question in _questions_of(entry, where):
-            if question.id in lines:
-                first = lines[question.id]
+            if question.id in wheres:
+                first = wheres[question.id].line
                 at = f" (first at line {first})" if first else ""
                 raise where.error(f"duplicate id {question.id!r}{at}; ids must be unique", key="id")
-            lines[question.id] = where.line
+            wheres[question.id] = where
             questions.append(question)
     if not questions:
         raise InputError(path, "test set has no questions")
-    twins = same_after_normalising(lines)
+    twins = same_after_normalising(wheres)
     if twins:
-        raise InputError(
-            path,
+        raise wheres[twins[1]].error(
             f"ids {twins[0]!r} and {twins[1]!r} differ only in Unicode normalisation (NFC); "
             "write them the same way, or give them different ids",
-            line=lines[twins[1]],
             key="id",
         )
-    return TestSet(tuple(questions), source=str(path))
+    lines = {question_id: where.line for question_id, where in wheres.items()}
+    return TestSet(tuple(questions), source=str(path), lines=lines)
 
 
 def _questions_of(entry: Mapping[str, Any], where: Where) -> list[Question]:

@@ -162,9 +162,9 @@ def label_fingerprint(
 class TestSet:
     """An ordered collection of questions with unique ids.
 
-    ``source`` is where it came from (not part of equality). A run may also mention ids
-    that are not scored: ``unjudged`` ones, which the source lists without labels (BEIR
-    queries of another split).
+    ``source`` is where it came from and ``lines`` the line of each question's entry in it
+    (neither is part of equality). A run may also mention ids that are not scored:
+    ``unjudged`` ones, which the source lists without labels (BEIR queries of another split).
     """
 
     __test__ = False  # not a pytest test class
@@ -172,6 +172,7 @@ class TestSet:
     questions: tuple[Question, ...]
     source: str = field(default="", compare=False)
     unjudged: frozenset[str] = frozenset()
+    lines: Mapping[str, int | None] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         seen: set[str] = set()

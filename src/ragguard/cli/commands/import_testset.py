@@ -62,7 +62,6 @@ def import_command(
         import_questions,
         load_docs,
     )
-    from ragguard.testset.load import load_testset
 
     if corpus is None and docs is None:
         raise click.UsageError("give --corpus, --docs or both: the contexts are looked up there")
@@ -83,8 +82,8 @@ def import_command(
         )
     if not imported.entries:
         raise InputError(source_file, "no question could be labelled; nothing to write")
+    imported.testset(source_file)
     write_report(out, dump_testset(imported.entries, out.suffix))
-    load_testset(out)
     for skipped in imported.unlabelled:
         _warn(f"{skipped.place}: left out: {skipped.why}")
     if imported.long_contexts:

@@ -29,6 +29,7 @@ from ragguard.core.sources import (
     read_text,
     type_name,
 )
+from ragguard.core.surrogates import LoneSurrogate, surrogate_in
 
 FLAVOURS = ("ragas", "deepeval")
 DEEPEVAL_DELIMITER = "|"
@@ -89,7 +90,8 @@ def _json_list(text: str, path: Path) -> Iterator[tuple[Mapping[str, Any], Where
     try:
         data = parse_json_value(text)
     except ValueError as exc:
-        raise InputError(path, f"invalid JSON: {exc}") from None
+        line = exc.lineno if isinstance(exc, LoneSurrogate) else None
+        raise InputError(path, f"invalid JSON: {exc}", line=line) from None
     if not isinstance(data, list):
         raise InputError(path, f"expected a JSON list of questions, found {type_name(data)}")
     for index, item in enumerate(data):
@@ -138,13 +140,23 @@ def _ragas_contexts(value: Any, key: str, where: Where) -> tuple[str, ...]:
 
 
 def _python_list(cell: str, key: str, where: Where) -> Any:
-    """A list ragas' CSV writer printed as a Python literal (``['a', 'b']``)."""
+    """A list ragas' CSV writer printed as a Python literal (``['a', 'b']``).
+
+    A set or a mapping with a list in it cannot be built (TypeError), and a string may
+    escape a lone surrogate (``'\\ud800'``): both are errors in the cell, not a traceback.
+    """
     try:
-        return ast.literal_eval(cell)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        value = ast.literal_eval(cell)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         raise where.error(
             "expected a list of strings as ragas writes it (['first', 'second'])", key=key
         ) from None
+    surrogate = surrogate_in(value)
+    if surrogate is not None:
+        raise where.error(
+            f"lone surrogate {surrogate[1]} in a string; write the character itself", key=key
+        )
+    return value
 
 
 def _deepeval_question(entry: Mapping[str, Any], where: Where) -> ForeignQuestion:
@@ -165,8 +177,14 @@ def _deepeval_question(entry: Mapping[str, Any], where: Where) -> ForeignQuestio
 def _context_list(value: Any, key: str, where: Where) -> tuple[str, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+    if not isinstance(value, list):
         raise where.error(f"expected a list of strings, found {type_name(value)}", key=key)
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise where.error(
+                f"expected a list of strings (each a context's text), found {type_name(item)}",
+                key=f"{key}[{index}]",
+            )
     return tuple(item for item in value if item.strip())
 
 
