@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fake_openai import FakeOpenAI
 
@@ -235,6 +237,46 @@ def test_sentence_ids_in_meta_human_are_checked(write, cli_error):
             "--corpus",
             write("chunks.jsonl", HUMAN_CORPUS),
         ],
-        "testset.yaml: meta.human:",
+        "testset.yaml:7: meta.human:",  # the line of the sentence verdicts
         "sentence 's9' must be one of the answer's ids (s1, s2, s3)",
     )
+
+
+def test_sentence_ids_in_a_jsonl_test_set_are_checked_naming_the_questions_line(write, cli_error):
+    entry = {
+        "id": "rpm",
+        "question": "How many requests per minute are allowed?",
+        "relevant": ["rate-limits"],
+        "meta": {"human": {"sentences": {"s9": False}}},
+    }
+    testset = write(
+        "testset.jsonl",
+        '{"id": "other", "question": "Q?", "relevant": ["a"]}\n' + json.dumps(entry) + "\n",
+    )
+    cli_error(
+        [
+            "calibrate",
+            "--testset",
+            testset,
+            "--run",
+            write("run.jsonl", HUMAN_RUN),
+            "--corpus",
+            write("chunks.jsonl", HUMAN_CORPUS),
+        ],
+        "testset.jsonl:2: meta.human:",
+        "sentence 's9' must be one of the answer's ids",
+    )
+
+
+def test_a_run_of_chunk_ids_without_a_corpus_is_refused_as_score_refuses_it(
+    write, ragguard_cli, cli_error
+):
+    """Judging the answers against no context would call every sentence unsupported."""
+    testset, run = write("testset.yaml", HUMAN_TESTSET), write("run.jsonl", HUMAN_RUN)
+    scored = ragguard_cli("score", "--testset", testset, "--run", run, "--metrics", "faithfulness")
+    line = cli_error(
+        ["calibrate", "--testset", testset, "--run", run],
+        f"{run}:1: retrieved:",
+        "retrieved chunk 'rate-limits' of question 'rpm' has no text, and none (no --corpus given)",
+    )
+    assert scored.exit_code == 2 and scored.stderr == line + "\n"

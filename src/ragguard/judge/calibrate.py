@@ -15,7 +15,7 @@ A calibration set (YAML list or JSON Lines) holds items of two levels::
 
 Or the test set carries the verdicts, on the answers of a recorded run: a question's
 ``meta: {human: {faithful: true, sentences: {s1: true, s3: false}}}`` (see
-:func:`items_from_run`).
+:func:`ragguard.judge.human_verdicts.items_from_run`).
 
 A method's verdict on an item is "supported" when every statement of the sentence or answer
 that it can check is supported. Agreement is reported as accuracy and Cohen's kappa.
@@ -32,11 +32,9 @@ from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import iter_jsonl_objects, read_text, type_name
 from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
-from ragguard.metrics.generation import answer_item, context_of
+from ragguard.metrics.generation import answer_item
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome
 from ragguard.metrics.text import segment
-from ragguard.results.records import RunRecord
-from ragguard.testset.model import TestSet
 
 ITEM_KEYS = ("id", "kind", "question", "context", "sentence", "supported", "answer", "faithful")
 
@@ -302,92 +300,6 @@ def report_lines(
         for kind, result in kinds.items():
             lines.append(f"  {kind}: {result.agree}/{result.n} = {result.accuracy:.2f}")
     return lines
-
-
-def items_from_run(
-    testset: TestSet,
-    records: Mapping[str, RunRecord],
-    corpus: Mapping[str, str] | None = None,
-) -> list[CalibrationItem]:
-    """Calibration items from human verdicts carried by a test set, on a recorded run's answers.
-
-    A question's ``meta.human`` holds ``faithful: true|false`` (the whole answer) and/or
-    ``sentences: {s1: true, s3: false}`` (statements by segment id, as in results.json).
-    Questions without ``meta.human``, or without an answer in the run, are skipped.
-    """
-    items: list[CalibrationItem] = []
-    for question in testset:
-        human = question.meta.get("human") if question.meta else None
-        record = records.get(question.id)
-        if human is None or record is None or record.error or not record.answer:
-            continue
-        where = Where(testset.source or "test set")
-        if not isinstance(human, Mapping):
-            raise where.error(
-                f"question {question.id!r}: meta.human must be a mapping", key="meta.human"
-            )
-        context = context_of(record, corpus)
-        items += _human_items(question.id, question.question, record.answer, human, context, where)
-    if not items:
-        raise InputError(
-            testset.source or "test set",
-            "no question carries meta.human verdicts for an answered question in the run",
-        )
-    return items
-
-
-def _human_items(
-    question_id: str,
-    question: str,
-    answer: str,
-    human: Mapping[str, Any],
-    context: tuple[tuple[str, str], ...],
-    where: Where,
-) -> list[CalibrationItem]:
-    items = []
-    unknown = set(human) - {"faithful", "sentences"}
-    if unknown:
-        raise where.error(
-            f"question {question_id!r}: unknown key {sorted(unknown)[0]!r} in meta.human; "
-            "allowed: faithful, sentences",
-            key="meta.human",
-        )
-    if "faithful" in human:
-        if not isinstance(human["faithful"], bool):
-            raise where.error(
-                f"question {question_id!r}: faithful must be true or false", key="meta.human"
-            )
-        items.append(
-            CalibrationItem(
-                f"{question_id}", "answer", answer, human["faithful"], context, "answer", question
-            )
-        )
-    labels = human.get("sentences") or {}
-    if not isinstance(labels, Mapping):
-        raise where.error(
-            f"question {question_id!r}: sentences must map ids to true/false", key="meta.human"
-        )
-    segments = {s.id: s.text for s in segment(answer)}
-    for sentence_id, verdict in labels.items():
-        if sentence_id not in segments or not isinstance(verdict, bool):
-            raise where.error(
-                f"question {question_id!r}: sentence {sentence_id!r} must be one of the answer's "
-                f"ids ({', '.join(segments) or 'none'}) with true or false",
-                key="meta.human",
-            )
-        items.append(
-            CalibrationItem(
-                f"{question_id}#{sentence_id}",
-                "sentence",
-                segments[sentence_id],
-                verdict,
-                context,
-                "sentence",
-                question,
-                InAnswer(question_id, answer, sentence_id),
-            )
-        )
-    return items
 
 
 def unmeasured(levels: Mapping[str, Agreement]) -> int | None:

@@ -91,7 +91,7 @@ def generation_setup(
     if names:
         _check_answers(records, run_source)
     if "faithfulness" in names or "hallucination_free" in names:
-        _check_chunk_text(records, corpus_map, run_source, run_lines or {})
+        check_chunk_text(records, corpus_map, run_source, run_lines or {})
     items = judge_items(testset.questions, records, names, settings, corpus_map)
     judge = plan = None
     if items and settings.judge is not None:
@@ -145,12 +145,14 @@ def _check_answers(records: Mapping[str, RunRecord], source: str) -> None:
         )
 
 
-def _check_chunk_text(
+def check_chunk_text(
     records: Mapping[str, RunRecord],
     corpus: Mapping[str, str] | None,
     source: str,
     lines: Mapping[str, int],
 ) -> None:
+    """Refuse a retrieved chunk with no text in the run and none in the corpus: faithfulness
+    would judge the answer against an empty context (``score``, ``run`` and ``calibrate``)."""
     missing = missing_text(records, corpus)
     if missing:
         question_id, chunk_id = missing

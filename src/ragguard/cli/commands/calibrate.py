@@ -38,7 +38,6 @@ def calibrate_command(
     from ragguard.config.sections.generation import generation_settings
     from ragguard.judge.calibrate import (
         by_kind,
-        items_from_run,
         judge_agreements,
         lexical_agreement,
         lexical_agreements,
@@ -47,6 +46,7 @@ def calibrate_command(
         unmeasured,
     )
     from ragguard.judge.client import JudgeClient
+    from ragguard.judge.human_verdicts import items_from_run
     from ragguard.results.records import load_corpus
     from ragguard.testset.formats import load_run_file
     from ragguard.testset.load import load_testset
@@ -61,7 +61,7 @@ def calibrate_command(
         loaded = load_testset(testset)  # type: ignore[arg-type]
         recorded = load_run_file(run)
         texts = load_corpus(corpus) if corpus else None
-        items = items_from_run(loaded, recorded.records, texts)
+        items = items_from_run(loaded, recorded, texts)
     raw_config, source = load_generation_config(_judge_config(config_file, use_judge))
     settings = generation_settings(raw_config, source, judge_override=use_judge)
     results = {"lexical": lexical_agreements(items, settings.threshold)}
