@@ -66,6 +66,18 @@ def test_tool_arguments_given_as_json_text_are_read_as_the_object():
     assert record.retrieved == ()
 
 
+def test_tool_arguments_whose_json_text_escapes_a_lone_surrogate_are_refused():
+    """The text is JSON read inside JSON: refused as every JSON input is (docs/formats.md,
+    "Decisions the formats leave open"), naming the line and the step."""
+    step = {"type": "tool", "name": "t", "arguments": '{"a": "\\ud800"}'}
+    with pytest.raises(InputError) as raised:
+        _run({"id": "q1", "steps": [step]})
+    assert str(raised.value).startswith(
+        "run.jsonl:1: steps[0].arguments: JSON text of the arguments: lone surrogate \\ud800 "
+        "in a string (column 8)"
+    )
+
+
 @pytest.mark.parametrize(
     ("steps", "fragments"),
     [

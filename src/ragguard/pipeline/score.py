@@ -142,9 +142,7 @@ def suite_name(suite: str | None, source: str) -> str:
     name = suite or Path(source).name.split(".")[0] or "ragguard"
     if SURROGATE.search(name):
         place, what = ("--suite", "the suite name") if suite else (source, "the file name")
-        raise InputError(
-            place, f"{what} is not UTF-8 text ({ascii(name)}); give --suite a UTF-8 name"
-        )
+        raise InputError(place, f"{what} is not UTF-8 text ({name!a}); give --suite a UTF-8 name")
     return name
 
 

@@ -16,13 +16,13 @@ question-level metric works on an agent's run unchanged.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ragguard.core.errors import Where
-from ragguard.core.sources import shown, type_name, unknown_key_message
+from ragguard.core.sources import parse_json_value, shown, type_name, unknown_key_message
+from ragguard.core.surrogates import LoneSurrogate
 from ragguard.results.chunks import Chunk, chunk_to_dict, ranking_from_list
 from ragguard.results.usage import USAGE_KEYS, Usage, usage_from_mapping
 
@@ -98,7 +98,9 @@ def _arguments(item: Mapping[str, Any], key: str, where: Where) -> Mapping[str, 
     value = item.get("arguments")
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json_value(value)
+        except LoneSurrogate as exc:  # docs/formats.md, "Decisions the formats leave open"
+            raise where.error(f"JSON text of the arguments: {exc}", f"{key}.arguments") from None
         except ValueError:
             value = None if not value.strip() else value
     if value is None or isinstance(value, Mapping):

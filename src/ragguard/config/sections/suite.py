@@ -30,7 +30,7 @@ def suite_name(reader: Reader, data: LineDict, root: Path) -> str:
     value = data.get("suite")
     if value is None and SURROGATE.search(root.name):  # a folder name that is not UTF-8
         raise reader.error(
-            f"missing, and the folder's name ({ascii(root.name)}) is not UTF-8 text to name "
+            f"missing, and the folder's name ({root.name!a}) is not UTF-8 text to name "
             "the suite after; set suite:",
             "suite",
         )
