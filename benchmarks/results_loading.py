@@ -55,7 +55,7 @@ from pathlib import Path
 head, baseline, reader = sys.argv[1:]
 if reader == "whole-parse":
     from ragguard.core.bulk import collector_paused
-    from ragguard.results.model import read_json_file, results_from_dict
+    from ragguard.results.io import read_json_file, results_from_dict
 
     def load(path):
         with collector_paused():
@@ -93,7 +93,7 @@ elif reader == "layout-floor":
     load_head = load_base = load
 else:  # ragguard, ragguard-lines (the same code on files without the block), ragguard-before
     from ragguard.compare.baseline import load_baseline
-    from ragguard.results.model import load_results
+    from ragguard.results.io import load_results
 
     load_head, load_base = load_results, lambda path: load_baseline(path).results
 start, cpu = time.perf_counter(), time.process_time()
