@@ -155,3 +155,25 @@ def test_the_comparison_json_holds_the_hop_table(ragguard_cli, tmp_path):
         (2, 30, 1),
     ]
     assert hops[1]["metrics"]["hop_recall@5"]["head"] == pytest.approx(29 / 30)
+
+
+def test_steps_are_compared_lower_is_better_and_a_budget_holds_them(ragguard_cli, tmp_path):
+    def longer(n: int) -> dict:
+        record = _record(n)
+        retry = {"type": "retrieval", "query": "again", "retrieved": ["faq#3"]}
+        record["steps"] = [*record["steps"], retry, retry]
+        return record
+
+    base = _score(ragguard_cli, tmp_path, "base", [_record(n) for n in range(1, 31)])
+    head = _score(ragguard_cli, tmp_path, "head", [longer(n) for n in range(1, 31)])
+    assert json.loads(head.read_text())["questions"][0]["agent"]["steps"] == 5
+    out = tmp_path / "comparison.json"
+    result = ragguard_cli("compare", base, head, "--json", out)
+    steps = json.loads(out.read_text())["costs"]["steps"]
+    assert (steps["baseline"], steps["head"], steps["lower_is_better"]) == (3.0, 5.0, True)
+    assert "steps" in result.stdout and "3 steps" in result.stdout and "5 steps" in result.stdout
+    config = tmp_path / "ragguard.yml"
+    system = "suite: testset\ntestset: testset.yaml\nsystem: {python: app:answer}\n"
+    config.write_text(system + "gate:\n  metrics:\n    steps: {max: 4}\n")
+    result = ragguard_cli("compare", base, head, "-c", config)
+    assert result.exit_code == 1, result.stdout

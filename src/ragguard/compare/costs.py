@@ -9,8 +9,9 @@ timeout's latency is the timeout).
 * ``latency_p50`` / ``latency_p95``: the percentile over the paired questions on each side;
   their p-value is the paired sign-flip test on the per-question latencies (a percentile's
   shift has no paired test of its own; a slower system is slower on most questions).
-* ``tokens`` / ``cost``: the mean per answer, with the same paired test and a bootstrap
-  interval of the mean paired change.
+* ``tokens`` / ``cost`` / ``steps``: the mean per answer (``steps``: how many steps an
+  agent's run took, docs/agents.md), with the same paired test and a bootstrap interval of
+  the mean paired change.
 
 Budgets (config/sections/gate.py): ``max`` fails a head value above it; ``max_increase``
 fails a significant rise of more than that share of the baseline.
@@ -47,11 +48,19 @@ def answer_cost(question: QuestionResult) -> float | None:
     return usage.cost if usage is not None and question.status not in _NOT_ANSWERED else None
 
 
+def answer_steps(question: QuestionResult) -> float | None:
+    agent = question.agent
+    if agent is None or agent.steps is None or question.status in _NOT_ANSWERED:
+        return None
+    return float(agent.steps)
+
+
 PER_QUESTION: dict[str, Callable[[QuestionResult], float | None]] = {
     "latency_p50": latency_seconds,
     "latency_p95": latency_seconds,
     "tokens": answer_tokens,
     "cost": answer_cost,
+    "steps": answer_steps,
 }
 
 
@@ -182,4 +191,6 @@ def cost_text(name: str, value: float) -> str:
         return f"{value:.2f}s"
     if name == "tokens":
         return f"{value:,.0f} tokens"
+    if name == "steps":
+        return f"{value:.3g} steps"
     return f"{value:.4g}"

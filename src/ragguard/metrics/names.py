@@ -28,7 +28,7 @@ AGENT = (*HOP_NEEDS_K, *HOP_OPTIONAL, *TOOL)
 NO_CUTOFF = (*GENERATION, *HOP_OPTIONAL, *TOOL)
 # What an answer costs, compared and gated beside the metrics but lower-is-better: the run's
 # latency percentiles (seconds) and the mean tokens and cost per answer from ``usage``.
-COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost")
+COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost", "steps")
 LATENCY_METRICS = ("latency_p50", "latency_p95")
 MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 

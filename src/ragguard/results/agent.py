@@ -3,6 +3,7 @@ expected hop's retrieval step and what it missed, and the tool calls made agains
 expected ones, so a comparison can name the hop or the tool that broke::
 
     "agent": {
+      "steps": 5,
       "hops": [{"retrieval": 1, "query": "model X", "values": {"hop_recall@5": 1.0}, "missing": []},
                {"retrieval": null, "query": null, "values": {"hop_recall@5": 0.0},
                 "missing": ["warranty#3"]}],
@@ -11,6 +12,7 @@ expected ones, so a comparison can name the hop or the tool that broke::
                 "unexpected": [{"name": "refund", "arguments": {"id": 9}}]}
     }
 
+``steps`` is how many steps the run took (compared as the lower-is-better ``steps``);
 ``retrieval`` is the hop's step among the retrieval steps, from 1 (null: no step found its
 evidence; ``query`` is then that of the one step left in its place, if there is one);
 ``missing`` the hop's relevant labels (chunk ids, evidence keys) that step did not retrieve.
@@ -49,9 +51,10 @@ class AgentDetail:
     missing_tools: tuple[CallDetail, ...] = ()
     unexpected_tools: tuple[CallDetail, ...] = ()
     has_tools: bool = False
+    steps: int | None = None  # how many steps the run took (None: it gave none)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {}
+        data: dict[str, Any] = {} if self.steps is None else {"steps": self.steps}
         if self.hops:
             data["hops"] = [
                 {
@@ -92,8 +95,13 @@ def agent_from_results(value: Any, source: str, path: str) -> AgentDetail | None
         )
         for name in ("called", "missing", "unexpected")
     }
+    steps = value.get("steps")
+    if steps is not None and (type(steps) is not int or steps < 0):
+        raise InputError(
+            source, "expected a whole number of steps; re-create the file", key=f"{key}.steps"
+        )
     return AgentDetail(
-        hops, calls["called"], calls["missing"], calls["unexpected"], tools is not None
+        hops, calls["called"], calls["missing"], calls["unexpected"], tools is not None, steps
     )
 
 

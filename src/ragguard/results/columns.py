@@ -3,7 +3,8 @@
 After the question lines, :func:`~ragguard.results.io.json_chunks` writes
 ``"columns"``: one JSON object holding, for every question in order, the fields compare
 and the comment read of all questions (id, question text, status, metric values, fingerprint,
-answerable, critical, tags, latency, error, usage, repeats) as one list per field, and the
+answerable, critical, tags, latency, error, usage, repeats, an agent's detail) as one list
+per field, and the
 byte length of each question line; then ``"columns_check"``, a CRC-32 of the question lines
 and the block as written. Reading two 100,000-question files this way takes about a quarter
 of the time of parsing each line's head (benchmarks/README.md, "Columns block").
@@ -35,6 +36,7 @@ from typing import Any
 from ragguard.core.errors import InputError
 from ragguard.core.sources import STRICT_JSON
 from ragguard.core.surrogates import MAY_HOLD_ESCAPE_BYTES, lone_surrogate_escape
+from ragguard.results.agent import agent_from_results
 from ragguard.results.layout import QUESTIONS_LINE, NotWritten, read_header
 from ragguard.results.model import STATUSES, QuestionResult, Results, repeat_to_dict
 from ragguard.results.parse import (
@@ -66,6 +68,7 @@ BLOCK_FIELDS = (
     "error",
     "usage",
     "repeats",
+    "agent",
 )
 LINE_FIELDS = (
     "retrieved",
@@ -75,7 +78,6 @@ LINE_FIELDS = (
     "sentences",
     "evidence",
     "judgments",
-    "agent",
     "conversation",
 )
 _PLAIN_COLUMNS = (
@@ -113,6 +115,8 @@ def columns_of(questions: Sequence[QuestionResult], line_bytes: list[int]) -> di
         block["usage"] = [None if q.usage is None else q.usage.to_dict() for q in questions]
     if any(q.repeats for q in questions):
         block["repeats"] = [[repeat_to_dict(run) for run in q.repeats] for q in questions]
+    if any(q.agent is not None for q in questions):
+        block["agent"] = [None if q.agent is None else q.agent.to_dict() for q in questions]
     return block
 
 
@@ -290,9 +294,10 @@ def _columns(block: Any, region: int) -> dict[str, Any] | None:
     columns["tags"] = [tuple(map(sys.intern, tags)) if tags else () for tags in columns["tags"]]
     columns["usage"] = block.get("usage", [None] * count)
     columns["repeats"] = block.get("repeats", [None] * count)
+    columns["agent"] = block.get("agent", [None] * count)
     if not all(
         type(column) is list and len(column) == count
-        for column in (columns["usage"], columns["repeats"])
+        for column in (columns["usage"], columns["repeats"], columns["agent"])
     ):
         return None
     return columns
@@ -338,6 +343,10 @@ def _questions(
     columns["repeats"] = [
         repeats_from(read, {"repeats": runs}, _key(index)) if runs else ()
         for index, runs in enumerate(columns["repeats"])
+    ]
+    columns["agent"] = [
+        agent_from_results(agent, read.source, _key(index)) if agent is not None else None
+        for index, agent in enumerate(columns["agent"])
     ]
     questions = list(map(object.__new__, repeat(LazyQuestion, count)))
     for name in BLOCK_FIELDS:

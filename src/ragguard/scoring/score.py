@@ -8,6 +8,7 @@ questions; they are left out of those questions' values and of the metric's n.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,8 @@ def score_question(
         if agent:
             agent_scores, detail = agent_values(question, record, agent, origins, min_coverage)
             values.update(agent_scores)
+        if record.steps:
+            detail = replace(detail or AgentDetail(), steps=len(record.steps))
     return _result(
         question,
         status,

@@ -254,7 +254,8 @@ def _budget(reader: Reader, section: Mapping[str, Any], path: str, metric: str) 
             )
         return seconds
     if not is_finite_number(value) or value < 0:
-        unit = "tokens per answer" if metric == "tokens" else "cost per answer"
+        units = {"tokens": "tokens per answer", "steps": "steps per answer"}
+        unit = units.get(metric, "cost per answer")
         raise reader.error(
             f"expected a non-negative number ({unit}), found {shown(value)}",
             f"{path}.max",
