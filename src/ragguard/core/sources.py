@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError
-from ragguard.core.surrogates import lone_surrogate_escape
+from ragguard.core.surrogates import LoneSurrogate, lone_surrogate_escape
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
@@ -183,6 +183,32 @@ def parse_json_value(text: str) -> Any:
     if surrogate is not None:
         raise surrogate
     return value
+
+
+def json_from_bytes(data: bytes, source: str, what: str, advice: str) -> Any:
+    """A JSON document held in memory (fetched, not read from a file), decoded and parsed
+    whole: an error names ``source`` and the line, says the ``what`` is not UTF-8 or not
+    JSON, and ends with ``advice`` (what to do)."""
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM: positions below are past it
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        byte = data[exc.start]
+        raise InputError(
+            source, f"{what} is not UTF-8 (byte 0x{byte:02x}); {advice}", line=line
+        ) from None
+    if not text.strip():
+        raise InputError(source, f"{what} is empty; {advice}")
+    try:
+        return parse_json_value(text)
+    except (json.JSONDecodeError, LoneSurrogate) as exc:
+        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputError(
+            source, f"{what} is not JSON: {detail}; {advice}", line=exc.lineno
+        ) from None
+    except ValueError as exc:
+        raise InputError(source, f"{what} is not JSON: {exc}; {advice}") from None
 
 
 def number_problem(exc: ValueError) -> str:
