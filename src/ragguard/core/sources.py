@@ -20,14 +20,16 @@ from typing import Any
 from ragguard.core.errors import InputError
 from ragguard.core.surrogates import LoneSurrogate, lone_surrogate_escape
 
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, allowed at the start of an input file
+
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
     """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty."""
     path = Path(path)
-    _check_is_file(path, what)
+    check_is_file(path, what)
     try:
-        data = path.read_bytes()
-        text = data.decode("utf-8-sig")
+        data = path.read_bytes().removeprefix(BOM)  # positions below are in these bytes
+        text = data.decode("utf-8")
     except OSError as exc:
         raise cannot_read(path, what, exc) from None
     except MemoryError:
@@ -47,7 +49,7 @@ def iter_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, s
     non-blank line is an error, raised once it has been read.
     """
     path = Path(path)
-    _check_is_file(path, what)
+    check_is_file(path, what)
     blank = True
     try:
         with path.open(encoding="utf-8-sig", newline=None) as file:
@@ -81,7 +83,8 @@ def split_lines(text: str) -> list[str]:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _check_is_file(path: Path, what: str) -> None:
+def check_is_file(path: Path, what: str) -> None:
+    """Refuse a path that is not there, is a folder, or cannot be looked up, naming it."""
     if "\0" in str(path):
         raise bad_path(path, ValueError("a NUL byte in the name"))
     try:
