@@ -121,7 +121,8 @@ def run_ci(
     target = resolve_target(activity, settings, collaborators.github)
     _warn_unreviewed(settings, target, log)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
-        _check_checkout(target, collaborators.head_commit())
+        asked_by = "input pr" if settings.pr is not None else "input mode"
+        _check_checkout(target, collaborators.head_commit(), asked_by)
     if settings.shard is not None:
         return _run_shard(settings, collaborators, config, target)
     status = StatusReporter(collaborators.github, target.sha, config.suite, log)
@@ -148,7 +149,10 @@ def _check_reviewed_head(reviewed: str | None, number: int, head: str) -> None:
 
 
 def _warn_unreviewed(settings: CiSettings, target: Target, log: Callable[[str], None]) -> None:
-    if settings.pr is not None and settings.sha is None:
+    """A pull request evaluated at the head the API gives (the pr input, or a comment on it)
+    without the sha input: say what that risks."""
+    asked = settings.pr is not None or settings.event.name == "issue_comment"
+    if asked and target.pr is not None and settings.sha is None:
         log(
             f"ragguard: warning: re-evaluating #{target.pr} at its current head "
             f"{target.sha[:12]} without the sha input; give the sha you reviewed, so that a "
@@ -156,11 +160,12 @@ def _warn_unreviewed(settings: CiSettings, target: Target, log: Callable[[str], 
         )
 
 
-def _check_checkout(target: Target, checked_out: str | None) -> None:
-    """Re-evaluating a pull request must run its head's code, not the dispatching branch's."""
+def _check_checkout(target: Target, checked_out: str | None, asked_by: str) -> None:
+    """Re-evaluating a pull request must run its head's code, not the dispatching branch's
+    (``asked_by``: the input that asked for it, the error's place)."""
     if checked_out and checked_out != target.sha:
         raise InputError(
-            "input pr",
+            asked_by,
             f"the checkout is {checked_out[:12]} but #{target.pr}'s head is {target.sha[:12]}; "
             f"check out refs/pull/{target.pr}/head before ragguard (see docs/action.md)",
         )
