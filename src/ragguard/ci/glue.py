@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragguard.ci.accept import accept_command
+from ragguard.ci.accept import KeptAcceptance, accept_command, kept_acceptance
 from ragguard.ci.activity import (
     ACCEPT,
     IGNORE,
@@ -202,6 +202,16 @@ def _run_shard(
     return CiOutcome(None, "", EXIT_OK, None, results_path, False)
 
 
+def _kept_acceptance(
+    activity: Activity, target: Target, collab: Collaborators, suite: str, state: str
+) -> KeptAcceptance | None:
+    """A pull request's head evaluated again after its regression was accepted keeps the
+    acceptance (ci/accept.py); not in a fork's own run, whose report the publisher judges."""
+    if target.pr is None or activity.fork:
+        return None
+    return kept_acceptance(collab.github, target.sha, suite, state)
+
+
 def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
     """Never raises: the original failure is what the user needs to see."""
     message = " ".join(str(exc).split()) or type(exc).__name__
@@ -254,9 +264,17 @@ def _evaluate_and_report(
     if activity.save_baseline:
         save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
-    status.set(state, status_description(comparison))  # before the comment, which says if not
+    kept = _kept_acceptance(activity, target, collab, config.suite, state)
+    if kept is not None:
+        state = "success"
+        collab.log(
+            f"ragguard: {config.suite}: the regression of {target.sha[:12]} stays {kept.description}"
+        )
+    description = kept.description if kept else status_description(comparison)
+    status.set(state, description)  # before the comment, which says if not
     trend = trend_for(opts, collab, config, target, results)
-    top = status_missing_note(config.suite, status.failure) if status.failure else ""
+    top = kept.note if kept else ""
+    top += status_missing_note(config.suite, status.failure) if status.failure else ""
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, baseline_phrase(stored, comparison), changes)
@@ -292,7 +310,7 @@ def _evaluate_and_report(
         settings.output_file,
         step_outputs(comparison, results_path, out, comment, status, config.suite),
     )
-    code = exit_code(comparison, settings.fail_on, activity)
+    code = EXIT_OK if kept else exit_code(comparison, settings.fail_on, activity)
     if status.failure:
         collab.log(
             f"ragguard: the commit status ragguard/{config.suite} is not set "
