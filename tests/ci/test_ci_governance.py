@@ -170,6 +170,33 @@ def test_removing_a_question_that_passed_fails_the_gate_and_is_listed_at_the_top
     assert "**This pull request changes the gate:** removes 1 question (auth)." in body
 
 
+def test_unmarking_a_critical_question_is_a_gate_change_and_the_target_marking_applies(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """#31: a pull request that removes `critical: true` from a question it breaks is judged
+    with the question critical (the target branch's marking), and the change is listed."""
+    main_with_config(fake, fake_repo)
+    save_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo, {"eval/testset.yaml": b"..."})
+    testset = (suite / "eval" / "testset.yaml").read_text()
+    (suite / "eval" / "testset.yaml").write_text(testset.replace("  critical: true\n", ""))
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+
+    state, code, body = run_pull(fake, fake_repo, suite, number)
+
+    assert (state, code) == ("failure", 1)
+    assert head_status(fake, fake_repo, number)[1] == (
+        "fail: retry-429 critical question newly fails"
+    )
+    assert (
+        "**This pull request changes the gate:** unmarks 1 critical question (retry\\-429), "
+        "which stays critical until merged." in body
+    )
+    written = json.loads((suite / "ragguard-results" / "comparison.json").read_text())
+    [change] = [q for q in written["question_changes"] if q["id"] == "retry-429"]
+    assert (change["critical"], change["unmarked_critical"]) == (True, True)
+
+
 def test_the_comment_says_which_baseline_it_compared_with_and_how_old_it_is(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:
