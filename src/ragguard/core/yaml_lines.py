@@ -61,6 +61,12 @@ def number_as_written(value: Any) -> str | None:
     return str(value) if isinstance(value, int) else None
 
 
+def id_as_written(value: Any) -> str | None:
+    """A value that is an id, as text: a string as it is, a number as it was written
+    (:func:`number_as_written`); None for anything else."""
+    return value if isinstance(value, str) else number_as_written(value)
+
+
 class _TooManyDigits(ValueError):
     """An integer over Python's 4,300-digit limit, and the line it is written on."""
 

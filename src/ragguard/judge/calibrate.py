@@ -30,7 +30,7 @@ from typing import Any
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import iter_jsonl_objects, read_text, type_name
-from ragguard.core.yaml_lines import LineDict, LineList, number_as_written, parse_yaml
+from ragguard.core.yaml_lines import LineDict, LineList, id_as_written, parse_yaml
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.generation import answer_item
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome
@@ -219,7 +219,7 @@ def calibration_item(entry: Mapping[str, Any], where: Where) -> CalibrationItem:
     for key in entry:
         if key not in ITEM_KEYS:
             raise where.error(f"unknown key; allowed: {', '.join(ITEM_KEYS)}", key=str(key))
-    item_id = _item_id(entry.get("id"))
+    item_id = id_as_written(entry.get("id"))
     if not item_id:
         raise where.error("every item needs an id", key="id")
     has_sentence, has_answer = "sentence" in entry, "answer" in entry
@@ -247,11 +247,6 @@ def calibration_item(entry: Mapping[str, Any], where: Where) -> CalibrationItem:
     )
 
 
-def _item_id(value: Any) -> str | None:
-    """An item's id: a string, or a number as it was written (YAML's ``007`` is "007")."""
-    return value if isinstance(value, str) else number_as_written(value)
-
-
 def _optional_text(entry: Mapping[str, Any], key: str, where: Where) -> str:
     value = entry.get(key, "")
     if not isinstance(value, str):
@@ -275,7 +270,7 @@ def _context(value: Any, where: Where) -> tuple[tuple[str, str], ...]:
     for chunk_id, text in value.items():
         if not isinstance(text, str):
             raise where.error(f"text of chunk {chunk_id!r} must be a string", key="context")
-        chunks.append((_item_id(chunk_id) or str(chunk_id), text))
+        chunks.append((id_as_written(chunk_id) or str(chunk_id), text))
     return tuple(chunks)
 
 
