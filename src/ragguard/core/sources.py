@@ -192,7 +192,7 @@ def json_from_bytes(data: bytes, source: str, what: str, advice: str) -> Any:
     """A JSON document held in memory (fetched, not read from a file), decoded and parsed
     whole: an error names ``source`` and the line, says the ``what`` is not UTF-8 or not
     JSON, and ends with ``advice`` (what to do)."""
-    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM: positions below are past it
+    data = data.removeprefix(BOM)  # positions below are past it
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
