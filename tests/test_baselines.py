@@ -105,9 +105,9 @@ def _git(cwd: Path, *args: str) -> str:
     ).stdout  # fmt: skip
 
 
-@pytest.fixture
-def clone(tmp_path: Path) -> Path:
-    """A clone whose origin has a data branch as the action writes it."""
+def _clone_with(tmp_path: Path, latest: bytes) -> Path:
+    """A clone whose origin has a data branch as the action writes it, ``latest`` the
+    newest baseline of orders-api on main."""
     origin = tmp_path / "origin"
     origin.mkdir()
     _git(origin, "init", "-q", "-b", "main")
@@ -117,7 +117,7 @@ def clone(tmp_path: Path) -> Path:
     _git(origin, "checkout", "-q", "--orphan", "ragguard-data")
     _git(origin, "rm", "-rqf", ".")
     (origin / "main" / "orders-api").mkdir(parents=True)
-    (origin / "main" / "orders-api.json").write_bytes(_stored_document())
+    (origin / "main" / "orders-api.json").write_bytes(latest)
     snapshot = origin / "main" / "orders-api" / f"{BASELINE_GIT['sha']}.json"
     snapshot.write_bytes(_stored_document("2026-11-27T00:00:00+00:00"))
     _git(origin, "add", ".")
@@ -125,6 +125,11 @@ def clone(tmp_path: Path) -> Path:
     _git(origin, "checkout", "-q", "main")
     _git(tmp_path, "clone", "-q", str(origin), "work")
     return tmp_path / "work"
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    return _clone_with(tmp_path, _stored_document())
 
 
 def test_baseline_fetch_gets_the_newest_of_a_branch(ragguard_process, clone: Path) -> None:
@@ -162,6 +167,33 @@ def test_baseline_fetch_failures_are_one_line(
     assert done.stdout == ""
     assert_input_error(done.returncode, done.stderr, *fragments)
     assert not (clone / "baseline.json").exists()
+
+
+_WHOLE = _stored_document()
+
+
+@pytest.mark.parametrize(
+    ("stored", "fragments"),
+    [
+        (_WHOLE[: len(_WHOLE) // 2], ["stored baseline is not JSON", "orders-api.json:"]),
+        (b"\xff\xfe" + _WHOLE[2:], ["orders-api.json:1:", "not UTF-8 (byte 0xff)"]),
+        (_WHOLE.replace(b'"suite":', b'"suit":', 1), ["suite: missing"]),
+        (b'{"schema": "ragguard.results/1"}', ["testset", "missing"]),
+    ],
+    ids=["cut-in-half", "not-utf8", "results-incomplete", "not-a-results-file"],
+)
+def test_a_damaged_stored_baseline_is_refused_before_anything_is_written(
+    ragguard_process, tmp_path: Path, stored: bytes, fragments: list[str]
+) -> None:
+    """#31: the fetched bytes are checked whole before --out is written."""
+    work = _clone_with(tmp_path, stored)
+    done = ragguard_process("baseline", "fetch", "--suite", "orders-api", cwd=work)
+    assert done.stdout == ""
+    assert_input_error(
+        done.returncode, done.stderr, "origin/ragguard-data:main/orders-api.json",
+        "run the action on the target branch again", *fragments,
+    )  # fmt: skip
+    assert sorted(path.name for path in work.iterdir()) == [".git", "README"]
 
 
 @pytest.mark.parametrize(

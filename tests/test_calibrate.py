@@ -64,6 +64,15 @@ def test_lexical_agreement_on_a_small_set(write):
     assert result.accuracy == pytest.approx(2 / 3)
 
 
+def test_yaml_number_ids_of_items_and_chunks_are_read_as_written(write):
+    """#31: YAML 1.1 would read 007 as 7 and 0x1F as 31; ids are the text as written."""
+    text = CALIBRATION.replace("id: a", "id: 007").replace("id: b", "id: 1_000")
+    text = text.replace("{rate-limits:", "{0x1F:")
+    items = load_calibration(write("cal.yaml", text))
+    assert [i.id for i in items] == ["007", "1_000", "c"]
+    assert items[0].context[0][0] == "0x1F"
+
+
 def test_judge_agreement_counts_failures_apart(write):
     items = load_calibration(write("cal.yaml", CALIBRATION))
     with FakeOpenAI(by_text={"hundred": "non_json"}) as server:

@@ -44,6 +44,15 @@ def test_empty_run_file_is_refused(cli_error, write, good_testset):
     cli_error(["score", "--testset", good_testset, "--run", path], f"{path}:", "run file is empty")
 
 
+def test_after_a_byte_order_mark_the_bad_byte_and_its_line_are_the_right_ones(tmp_path):
+    """#31: the positions of a decode error were counted without the BOM: a bad byte at
+    the start of line 2 was reported on line 1, and another byte was shown."""
+    path = tmp_path / "t.yaml"
+    path.write_bytes(b"\xef\xbb\xbf- id: q1\n\xe9\n")
+    with pytest.raises(InputError, match=r"t\.yaml:2: not UTF-8 \(byte 0xe9\)"):
+        read_text(path)
+
+
 @pytest.mark.parametrize("name", ["testset.yaml", "testset.jsonl", "testset.csv"])
 def test_non_utf8_names_the_line_of_the_bad_byte(cli_error, write, good_run, name):
     content = {

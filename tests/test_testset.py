@@ -433,6 +433,40 @@ def test_numeric_ids_are_taken_as_their_digits(write):
     assert testset.questions[0].relevant == {"7": 1}
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["007", "+7", "-0", "0x1F", "0b11", "1_000", "1:30", "1:30.5", "1.50", "1.5", "1e3", ".inf"],
+)
+def test_an_id_in_a_yaml_number_form_is_the_text_as_written(write, written):
+    """#31: YAML 1.1 reads 007 as 7, 0x1F as 31, 1:30 as 90 (base 60): ids read as written."""
+    text = f"- id: {written}\n  question: x\n  relevant: {{{written}: 1}}\n"
+    text += f"- id: q2\n  question: y\n  relevant: [{written}, {{doc: {written}}}]\n"
+    first, second = load_testset(write("t.yaml", text))
+    assert first.id == written and first.relevant == {written: 1}
+    assert second.relevant == {written: 1}
+    assert [e.doc for e in second.evidence] == [written]
+
+
+def test_a_yaml_number_id_matches_the_run_that_names_it(ragguard_cli, write):
+    testset = write("t.yaml", "- id: 007\n  question: x\n  relevant: [0x1F]\n")
+    run = write("run.jsonl", '{"id": "007", "retrieved": ["0x1F"]}\n')
+    done = ragguard_cli("score", "--testset", testset, "--run", run, "--metrics", "hit_rate@1")
+    assert done.exit_code == 0, done.output
+    assert "1 question: 1 ok" in done.output
+    assert "hit_rate@1  1.000    [1.000, 1.000]  1" in done.output
+
+
+def test_7_and_007_as_keys_of_one_mapping_are_one_key_twice_for_yaml(cli_error, write, good_run):
+    path = write("t.yaml", "- id: q\n  question: x\n  relevant: {7: 1, 007: 2}\n")
+    cli_error(_score(path, good_run), f"{path}:3: ", "duplicate key '007'")
+
+
+def test_a_float_id_from_json_is_still_refused(cli_error, write, good_run):
+    """JSON keeps no text of a number: 1e3 would come back as 1000.0, so it must be quoted."""
+    path = write("t.jsonl", '{"id": 1e3, "question": "x", "relevant": ["a"]}\n')
+    cli_error(_score(path, good_run), f"{path}:1: id: expected a non-empty string")
+
+
 def test_testset_refuses_duplicate_ids_even_when_built_in_code():
     with pytest.raises(InputError, match="duplicate question id 'q'"):
         TestSet((_question(), _question()))

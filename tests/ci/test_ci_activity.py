@@ -125,6 +125,17 @@ def test_other_comments_are_ignored(body: str, action: str, on_pull: bool) -> No
     assert choose_activity(event).kind == IGNORE
 
 
+def test_mode_or_pr_overrides_a_comment_command() -> None:
+    """#31: a comment's run asked to evaluate a pull request does, its head from the API."""
+    event = read_event("issue_comment", comment_event("looks good to me"))
+    forced = choose_activity(event, mode="pull-request")
+    assert (forced.kind, forced.pr, forced.head_sha) == (PULL_REQUEST, 1, None)
+    assert choose_activity(event, pr=4).pr == 4
+    on_issue = read_event("issue_comment", comment_event("evaluate", on_pull=False))
+    with pytest.raises(InputError, match="pull-request needs a pull request"):
+        choose_activity(on_issue, mode="pull-request")
+
+
 def test_workflow_run_publishes() -> None:
     event = read_event("workflow_run", event_payload("workflow_run.completed"))
     assert choose_activity(event).kind == PUBLISH

@@ -167,6 +167,7 @@ def test_regressed_pull_request_fails_with_the_hallucination_in_the_comment(
         "GET /repos/{owner}/{repo}/compare/{basehead}",
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's ragguard.yml: its gate
         "GET /repos/{owner}/{repo}/contents/{path}",  # the merge base's baseline
+        "GET /repos/{owner}/{repo}/commits/{ref}/statuses",  # a failure: accepted for this head?
         "POST /repos/{owner}/{repo}/statuses/{sha}",  # before the comment, which says if it failed
         "GET /repos/{owner}/{repo}/contents/{path}",  # the history, for the trend chart
         "GET /repos/{owner}/{repo}/pulls/{pull_number}",  # did the head move? (superseded.py)

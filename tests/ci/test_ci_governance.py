@@ -11,23 +11,27 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from ci_fixtures import REPOSITORY, event_payload
 from fake_github import FakeGitHub, Repo, iso
+from github_fixtures import fast_settings
 from test_ci_glue import (
     BAD_RUN,
     CONFIG,
     GOOD_RUN,
     SUITE,
     collaborators,
+    fork_run_with_publish_artifact,
     pull_event,
     push_event,
     run_line,
     settings_for,
+    workflow_run_event,
 )
 
 from ragguard.ci.glue import run_ci
 from ragguard.ci.outputs import parse_output_file
-from ragguard.github import comment_marker, read_event
+from ragguard.github import GitHubClient, comment_marker, read_event
 
 LOOSENED = CONFIG + "gate:\n  critical: false\n  metrics:\n    faithfulness: {max_drop: 1.0}\n"
 CONTEXT = f"ragguard/{SUITE}"
@@ -166,6 +170,33 @@ def test_removing_a_question_that_passed_fails_the_gate_and_is_listed_at_the_top
     assert "**This pull request changes the gate:** removes 1 question (auth)." in body
 
 
+def test_unmarking_a_critical_question_is_a_gate_change_and_the_target_marking_applies(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """#31: a pull request that removes `critical: true` from a question it breaks is judged
+    with the question critical (the target branch's marking), and the change is listed."""
+    main_with_config(fake, fake_repo)
+    save_baseline(fake, fake_repo, suite)
+    number = open_pull(fake, fake_repo, {"eval/testset.yaml": b"..."})
+    testset = (suite / "eval" / "testset.yaml").read_text()
+    (suite / "eval" / "testset.yaml").write_text(testset.replace("  critical: true\n", ""))
+    (suite / "eval" / "run.jsonl").write_text(BAD_RUN)
+
+    state, code, body = run_pull(fake, fake_repo, suite, number)
+
+    assert (state, code) == ("failure", 1)
+    assert head_status(fake, fake_repo, number)[1] == (
+        "fail: retry-429 critical question newly fails"
+    )
+    assert (
+        "**This pull request changes the gate:** unmarks 1 critical question (retry\\-429), "
+        "which stays critical until merged." in body
+    )
+    written = json.loads((suite / "ragguard-results" / "comparison.json").read_text())
+    [change] = [q for q in written["question_changes"] if q["id"] == "retry-429"]
+    assert (change["critical"], change["unmarked_critical"]) == (True, True)
+
+
 def test_the_comment_says_which_baseline_it_compared_with_and_how_old_it_is(
     fake: FakeGitHub, fake_repo: Repo, suite: Path
 ) -> None:
@@ -275,6 +306,88 @@ def test_an_override_with_write_access_turns_the_status_green_until_the_next_pus
     assert head_status(fake, fake_repo, number)[0] == "failure"
     assert "Accepted by" not in body
     assert fake.latest_statuses(fake_repo, first_head)[CONTEXT].state == "success"
+
+
+def accepted_pull(fake: FakeGitHub, repo: Repo, suite: Path, reason: str) -> int:
+    number = failing_pull(fake, repo, suite)
+    repo.roles["maintainer"] = "maintain"
+    assert run_accept(fake, suite, accept_comment(fake, number, "maintainer", reason))[0]
+    return number
+
+
+def dispatch_event(repo: Repo, number: int) -> dict:
+    return {
+        "ref": "refs/heads/main",
+        "inputs": {"pr": str(number)},
+        "repository": {"full_name": REPOSITORY, "default_branch": "main"},
+    }
+
+
+@pytest.mark.parametrize("rerun", ["the same pull_request run again", "workflow_dispatch pr"])
+def test_an_acceptance_survives_a_re_run_of_the_same_commit(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path, rerun: str
+) -> None:
+    """#31: the acceptance is on record in the head commit's status history; a re-run of
+    that commit (GITHUB_RUN_ATTEMPT 2, or a dispatch for the same head) sets it again."""
+    number = accepted_pull(fake, fake_repo, suite, "/ragguard accept the judge changed")
+    head = fake_repo.pulls[number].head_sha
+    if rerun == "workflow_dispatch pr":
+        event = dispatch_event(fake_repo, number)
+        settings = settings_for(fake, suite, "workflow_dispatch", event, pr=number, sha=head)
+    else:
+        settings = settings_for(fake, suite, "pull_request", pull_event(fake_repo, number))
+    lines: list[str] = []
+
+    outcome = run_ci(settings, collaborators(settings, lines))
+
+    assert outcome.comparison is not None and outcome.comparison.verdict == "fail"
+    assert (outcome.state, outcome.exit_code) == ("success", 0)
+    assert head_status(fake, fake_repo, number) == (
+        "success",
+        "accepted by @maintainer: the judge changed",
+    )
+    body = sticky(fake_repo, number)
+    assert f"**Accepted by @maintainer** for commit `{head[:12]}`: the judge changed" in body
+    assert "- **retry\\-429** _(critical)_" in body  # the report is there, as judged
+    assert any("stays accepted by @maintainer" in line for line in lines)
+    again = run_ci(settings, collaborators(settings, []))  # and a third attempt
+    assert (again.state, again.exit_code) == ("success", 0)
+
+
+def test_an_acceptance_survives_a_fork_run_published_again(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """A fork's re-run of the same head is published again: its failure stays accepted."""
+    number, run_id, head = fork_run_with_publish_artifact(fake, fake_repo, suite)
+    publish = settings_for(fake, suite, "workflow_run", workflow_run_event(fake, fake_repo, run_id))
+    assert run_ci(publish, collaborators(publish, [])).state == "failure"
+    fake_repo.roles["maintainer"] = "write"
+    accepted = accept_comment(fake, number, "maintainer", "/ragguard accept known judge drift")
+    assert run_accept(fake, suite, accepted)[0] == "success"
+
+    again = run_ci(publish, collaborators(publish, []))
+
+    assert again.state == "success"
+    status = fake.latest_statuses(fake_repo, head)[CONTEXT]
+    assert (status.state, status.description) == (
+        "success",
+        "accepted by @maintainer: known judge drift",
+    )
+    assert f"**Accepted by @maintainer** for commit `{head[:12]}`" in sticky(fake_repo, number)
+
+
+def test_an_acceptance_status_set_by_another_login_is_not_on_record(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path
+) -> None:
+    """Only the statuses the job's own login set count, as only its comments do."""
+    number = failing_pull(fake, fake_repo, suite)
+    head = fake_repo.pulls[number].head_sha
+    fake.add_token("someone-elses-token", "someone-else")
+    forged = replace(fast_settings(fake), token="someone-elses-token")
+    GitHubClient(forged).set_status(head, SUITE, "success", "accepted by @owner: trust me")
+    state, code, body = run_pull(fake, fake_repo, suite, number)
+    assert (state, code) == ("failure", 1)
+    assert "Accepted by" not in body
 
 
 def test_an_override_written_before_the_head_was_judged_is_refused(

@@ -200,6 +200,51 @@ def test_bad_trec_runs_name_the_line(cli_error, write, content, line, fragment):
     cli_error(["score", "--qrels", qrels, "--trec-run", run], f"{run}:{line}: {fragment}")
 
 
+GOOD_RUN_LINE = b"q1 Q0 d1 1 2 t\n"
+BOM = b"\xef\xbb\xbf"
+MANY_RUN_LINES = "".join(f"q1 Q0 d{n} {n + 1} {1000 - n} t\n" for n in range(1000)).encode()
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "fragment"),
+    [
+        (GOOD_RUN_LINE + b"q1 Q0 d2 2 1 t\nq1 Q0 d\x00 3 0 t\n", 3, "a NUL byte: not a text"),
+        (GOOD_RUN_LINE + b"\x00\x01\n\x89PNG\xff\n", 2, "a NUL byte"),
+        (BOM + GOOD_RUN_LINE + b"\xc9\n", 2, "not UTF-8 (byte 0xc9)"),
+        (BOM + GOOD_RUN_LINE + b"\xff\xfeq\x001\x00\n", 2, "a NUL byte"),
+        (BOM + MANY_RUN_LINES + b"\xc9\n", 1001, "not UTF-8 (byte 0xc9)"),
+    ],
+    ids=["nul-in-an-id", "binary-tail", "bom-then-bad-line-2", "bom-then-utf16", "bom-far"],
+)
+@pytest.mark.parametrize("read_as", ["--trec-run", "--run"])
+def test_a_binary_trec_run_names_its_first_line_that_is_not_text(
+    cli_error, write, good_testset, content, line, fragment, read_as
+):
+    """#31: the first line with undecodable bytes or a NUL, by every reader of TREC runs
+    (`--run` named line 1 after a BOM, and a later undecodable line before a NUL)."""
+    run = write("x.run", content)
+    if read_as == "--run":
+        args = ["score", "--testset", good_testset, "--run", run]
+    else:
+        args = ["score", "--qrels", write("x.qrels", "q1 0 d1 1\n"), "--trec-run", run]
+    cli_error(args, f"{run}:{line}: {fragment}")
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        (b"q1 0 d1 1\nq1 0 d\x00 1\n", 2),
+        (BOM + b"q1 0 d1 1\n\x00\nq2 0 \xff 1\n", 2),
+        ("".join(f"q{n} 0 d1 1\n" for n in range(3000)).encode() + b"\x1f\x8b\x08\x00\n", 3001),
+    ],
+    ids=["nul-in-an-id", "nul-before-a-bad-byte", "gzip-past-the-first-block"],
+)
+def test_a_binary_qrels_file_names_its_first_line_that_is_not_text(cli_error, write, content, line):
+    qrels = write("x.qrels", content)
+    run = write("x.run", "q1 Q0 d1 1 2.0 t\n")
+    cli_error(["score", "--qrels", qrels, "--trec-run", run], f"{qrels}:{line}: ")
+
+
 def test_bad_lines_are_found_past_the_first_block(cli_error, write, monkeypatch):
     """The fast reader hands a bad block to the exact reader, which names the line."""
     monkeypatch.setattr(trec, "BLOCK_BYTES", 64)

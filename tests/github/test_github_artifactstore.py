@@ -9,6 +9,7 @@ import zipfile
 import pytest
 from fake_github import FakeGitHub, Repo
 
+from ragguard.core.errors import InputError
 from ragguard.github import GitHubClient
 from ragguard.github.artifactstore import ArtifactBaselineStore, artifact_name
 
@@ -67,6 +68,6 @@ def test_an_artifact_without_results_is_a_clear_error(
         repo, run, artifact_name("default"), zipped({}, member="other.json")
     )
     with pytest.raises(
-        ValueError, match=rf"artifact ragguard-baseline-default \({artifact.id}\): no results.json"
+        InputError, match=rf"artifact ragguard-baseline-default \({artifact.id}\): no results.json"
     ):
         ArtifactBaselineStore(client).fetch("main", "default")

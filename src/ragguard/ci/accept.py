@@ -11,6 +11,11 @@ with "accepted by @user: reason", and the sticky comment records it. It applies 
 the comment was written for: a head judged after the comment was posted is refused (the
 maintainer has not seen that result), and a new push is evaluated afresh, its status set by
 that run. An ``error`` (nothing was judged) cannot be accepted: re-run instead.
+
+The record is the status itself: the accept job's success on that commit stays in the
+commit's status history. A re-run of the same commit (a job re-run, a workflow_dispatch for
+the same head, a fork's run published again) looks it up there (:func:`kept_acceptance`) and
+sets it again when its result is a failure; a new push is a new commit, with no acceptance.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from ragguard.config.load import ConfigFile, load_config
 from ragguard.core.exits import EXIT_OK
 from ragguard.github import CommentOutcome, PullInfo
 from ragguard.github.comments import note_at_top
-from ragguard.github.statuses import StatusInfo
+from ragguard.github.statuses import StatusInfo, acceptance_description, accepted_by
 from ragguard.render import escape_markdown
 from ragguard.render.notes import acceptance_note, refusal_reply
 
@@ -55,6 +60,21 @@ class AcceptGitHub(Protocol):
     ) -> CommentOutcome: ...
 
     def reply(self, number: int, body: str) -> CommentOutcome: ...
+
+
+class AcceptanceRecords(Protocol):
+    """Where acceptances are on record: the commit's status history (GitHubClient)."""
+
+    def acceptance_of(self, sha: str, suite: str) -> StatusInfo | None: ...
+
+
+@dataclass(frozen=True)
+class KeptAcceptance:
+    """An acceptance on record that a re-run of its commit keeps: the status to set again
+    and the note for the top of the comment."""
+
+    description: str
+    note: str
 
 
 @dataclass(frozen=True)
@@ -91,7 +111,7 @@ def accept(github: AcceptGitHub, command: Command, suite: str) -> Acceptance:
     assert head is not None
     reason = reason_of(command.body)
     clipped = reason if len(reason) <= REASON_LIMIT else reason[: REASON_LIMIT - 1] + "…"
-    github.set_status(head, suite, "success", f"accepted by @{command.login}: {clipped}")
+    github.set_status(head, suite, "success", acceptance_description(command.login, clipped))
     note = acceptance_note(command.login, head, reason, suite)
     existing = github.sticky_body(command.pr, suite)
     if existing is not None:
@@ -130,6 +150,23 @@ def _refusal(github: AcceptGitHub, command: Command, suite: str) -> tuple[str, s
             head,
         )
     return "", head
+
+
+def kept_acceptance(
+    records: AcceptanceRecords, sha: str, suite: str, state: str
+) -> KeptAcceptance | None:
+    """On a re-run of a commit whose regression was accepted, the acceptance stands: a
+    ``failure`` on ``sha`` with an acceptance on record for that very commit becomes that
+    acceptance again (an ``error`` is not covered: nothing was judged; a pass needs none).
+    One request, made only for a failure."""
+    if state != "failure":
+        return None
+    found = records.acceptance_of(sha, suite)
+    parsed = accepted_by(found.description) if found is not None else None
+    if found is None or parsed is None:
+        return None
+    login, reason = parsed
+    return KeptAcceptance(found.description, acceptance_note(login, sha, reason, suite))
 
 
 def _judged_after(status: StatusInfo, commented_at: str | None) -> bool:

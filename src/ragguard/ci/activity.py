@@ -9,6 +9,7 @@
 | ``workflow_run`` | publish what a fork PR's read-only run left as an artifact |
 | ``merge_group`` | evaluate the queued head, gate it (status on its sha), no comment |
 | ``issue_comment`` ``/ragguard accept <reason>`` on a PR | accept its regression (ci/accept.py) |
+| ``issue_comment`` with ``mode`` or ``pr`` set | as the mode says; ``pull-request``: the PR commented on |
 
 The ``mode`` input overrides the choice: ``pull-request`` (needs a pull request number from
 the event or ``pr``), ``baseline``, ``evaluate`` or ``publish``. A baseline is saved only from
@@ -52,8 +53,10 @@ class Activity:
 
 
 def choose_activity(event: EventContext, mode: str = "auto", pr: int | None = None) -> Activity:
-    """The activity for ``event``; ``mode`` (the input) and ``pr`` override the event's choice."""
-    if event.name == "issue_comment":
+    """The activity for ``event``; ``mode`` (the input) and ``pr`` override the event's choice
+    (on ``issue_comment`` too: ``mode: pull-request`` there evaluates the commented pull
+    request, its head fetched through the API, never nothing)."""
+    if event.name == "issue_comment" and mode == "auto" and pr is None:
         return _comment_command(event)
     activity = _from_event(event, pr) if mode == "auto" else _forced(event, mode, pr)
     if activity.save_baseline and event.name in (*PULL_EVENTS, MERGE_GROUP):
@@ -170,6 +173,13 @@ def _forced(event: EventContext, mode: str, pr: int | None) -> Activity:
             return Activity(PULL_REQUEST, f"mode {mode}: evaluate #{pr}", pr=pr)
         if event.pull_number is not None:
             return _pull_request(event)
+        if event.commented_pull is not None:  # the payload has no head: resolve_target asks
+            number = event.commented_pull
+            return Activity(
+                PULL_REQUEST,
+                f"mode {mode} on a comment on #{number}: evaluate #{number}",
+                pr=number,
+            )
         raise InputError("input mode", "pull-request needs a pull request: set the pr input")
     if mode == PUBLISH:
         return Activity(PUBLISH, f"mode {mode}: publish a fork pull request's results")

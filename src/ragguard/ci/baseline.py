@@ -12,16 +12,14 @@ from ragguard.compare import (
     ERROR,
     Comparison,
 )
-from ragguard.compare.baseline import BaselineFile
+from ragguard.compare.baseline import BaselineFile, parse_stored_results
 from ragguard.config.model import Config
 from ragguard.core.errors import InputError
-from ragguard.core.sources import parse_json_value
-from ragguard.core.surrogates import LoneSurrogate
 from ragguard.github import (
     ArtifactBaselineStore,
     StoredBaseline,
 )
-from ragguard.results.io import load_results, results_from_dict
+from ragguard.results.io import load_results
 from ragguard.results.model import Results
 
 
@@ -82,7 +80,7 @@ def check_suite(stored: StoredBaseline | None, suite: str) -> StoredBaseline | N
     """A baseline of another suite is bad input, not a comparison that compares nothing."""
     if stored is not None and stored.suite != suite:
         raise InputError(
-            stored.path,
+            stored.where,
             f"the baseline is of suite {stored.suite!r}, not {suite!r}; point the baseline at "
             "this suite's results",
         )
@@ -141,14 +139,10 @@ def baseline_line(stored: StoredBaseline | None, branch: str, merge_base: str | 
 
 
 def baseline_results(stored: StoredBaseline | None) -> Results | None:
+    """The stored baseline's results, checked whole; an error names its store and file."""
     if stored is None:
         return None
-    try:
-        data = parse_json_value(stored.results.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        line = exc.lineno if isinstance(exc, LoneSurrogate) else None
-        raise InputError(stored.path, f"stored baseline is not JSON: {exc}", line=line) from None
-    return results_from_dict(data, stored.path)
+    return parse_stored_results(stored.results, stored.where)
 
 
 def baseline_file(stored: StoredBaseline | None) -> BaselineFile | None:

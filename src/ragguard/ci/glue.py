@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ragguard.ci.accept import accept_command
+from ragguard.ci.accept import KeptAcceptance, accept_command, kept_acceptance
 from ragguard.ci.activity import (
     ACCEPT,
     IGNORE,
@@ -121,7 +121,8 @@ def run_ci(
     target = resolve_target(activity, settings, collaborators.github)
     _warn_unreviewed(settings, target, log)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:
-        _check_checkout(target, collaborators.head_commit())
+        asked_by = "input pr" if settings.pr is not None else "input mode"
+        _check_checkout(target, collaborators.head_commit(), asked_by)
     if settings.shard is not None:
         return _run_shard(settings, collaborators, config, target)
     status = StatusReporter(collaborators.github, target.sha, config.suite, log)
@@ -148,7 +149,10 @@ def _check_reviewed_head(reviewed: str | None, number: int, head: str) -> None:
 
 
 def _warn_unreviewed(settings: CiSettings, target: Target, log: Callable[[str], None]) -> None:
-    if settings.pr is not None and settings.sha is None:
+    """A pull request evaluated at the head the API gives (the pr input, or a comment on it)
+    without the sha input: say what that risks."""
+    asked = settings.pr is not None or settings.event.name == "issue_comment"
+    if asked and target.pr is not None and settings.sha is None:
         log(
             f"ragguard: warning: re-evaluating #{target.pr} at its current head "
             f"{target.sha[:12]} without the sha input; give the sha you reviewed, so that a "
@@ -156,11 +160,12 @@ def _warn_unreviewed(settings: CiSettings, target: Target, log: Callable[[str], 
         )
 
 
-def _check_checkout(target: Target, checked_out: str | None) -> None:
-    """Re-evaluating a pull request must run its head's code, not the dispatching branch's."""
+def _check_checkout(target: Target, checked_out: str | None, asked_by: str) -> None:
+    """Re-evaluating a pull request must run its head's code, not the dispatching branch's
+    (``asked_by``: the input that asked for it, the error's place)."""
     if checked_out and checked_out != target.sha:
         raise InputError(
-            "input pr",
+            asked_by,
             f"the checkout is {checked_out[:12]} but #{target.pr}'s head is {target.sha[:12]}; "
             f"check out refs/pull/{target.pr}/head before ragguard (see docs/action.md)",
         )
@@ -195,6 +200,16 @@ def _run_shard(
     append_summary(settings.summary_file, line + "\n")
     write_outputs(settings.output_file, {"results-path": str(results_path)})
     return CiOutcome(None, "", EXIT_OK, None, results_path, False)
+
+
+def _kept_acceptance(
+    activity: Activity, target: Target, collab: Collaborators, suite: str, state: str
+) -> KeptAcceptance | None:
+    """A pull request's head evaluated again after its regression was accepted keeps the
+    acceptance (ci/accept.py); not in a fork's own run, whose report the publisher judges."""
+    if target.pr is None or activity.fork:
+        return None
+    return kept_acceptance(collab.github, target.sha, suite, state)
 
 
 def _error_status(status: StatusReporter, exc: BaseException, log: Callable[[str], None]) -> None:
@@ -249,9 +264,17 @@ def _evaluate_and_report(
     if activity.save_baseline:
         save_baseline(settings, opts, collab, config, target, results, comparison)
     state = status_state(comparison)
-    status.set(state, status_description(comparison))  # before the comment, which says if not
+    kept = _kept_acceptance(activity, target, collab, config.suite, state)
+    if kept is not None:
+        state = "success"
+        collab.log(
+            f"ragguard: {config.suite}: the regression of {target.sha[:12]} stays {kept.description}"
+        )
+    description = kept.description if kept else status_description(comparison)
+    status.set(state, description)  # before the comment, which says if not
     trend = trend_for(opts, collab, config, target, results)
-    top = status_missing_note(config.suite, status.failure) if status.failure else ""
+    top = kept.note if kept else ""
+    top += status_missing_note(config.suite, status.failure) if status.failure else ""
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, baseline_phrase(stored, comparison), changes)
@@ -287,7 +310,7 @@ def _evaluate_and_report(
         settings.output_file,
         step_outputs(comparison, results_path, out, comment, status, config.suite),
     )
-    code = exit_code(comparison, settings.fail_on, activity)
+    code = EXIT_OK if kept else exit_code(comparison, settings.fail_on, activity)
     if status.failure:
         collab.log(
             f"ragguard: the commit status ragguard/{config.suite} is not set "

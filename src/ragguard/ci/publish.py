@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ragguard.ci.accept import kept_acceptance
 from ragguard.ci.collaborators import CiOutcome, Collaborators
 from ragguard.ci.outputs import append_summary, write_outputs
 from ragguard.ci.settings import ADVISORY, BINDING, CiSettings
@@ -258,13 +259,15 @@ def publish_run(
         data = github.download_artifact(artifact.id)
         report = report_from_zip(data, where, run.head_sha, expected)
         state, description = fork_status(report, fork_verdicts)
+        kept = kept_acceptance(github, report.head_sha, report.suite, state)
+        if kept is not None:  # a maintainer accepted this commit's regression: it stands
+            state, description = "success", kept.description
         github.set_status(report.head_sha, report.suite, state, description)
+        note = (kept.note if kept else "") + fork_note(fork_verdicts == BINDING)
         outcome = github.upsert_comment(
             pull.number,
             report.suite,
-            with_note_under_marker(
-                report.comment, report.suite, fork_note(fork_verdicts == BINDING)
-            ),
+            with_note_under_marker(report.comment, report.suite, note),
             mode=comment_mode,
             regressed=report.state != "success",
             outcome=Outcome(report.verdict, state),

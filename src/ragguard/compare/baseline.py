@@ -6,6 +6,8 @@ locally exactly as it did there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,10 +15,16 @@ from typing import Any
 from ragguard.compare import Provenance, describe_age
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
+from ragguard.core.sources import json_from_bytes, type_name
 from ragguard.results.io import read_json_file, read_written_results, results_from_dict
 from ragguard.results.model import Results
 
 BASELINE_SCHEMA = "ragguard.baseline/1"
+STORE_AGAIN = (
+    "the stored baseline is cut short or damaged; run the action on the target branch again "
+    "(a push or workflow_dispatch) to store a new one"
+)
+_PROVENANCE_KEYS = ("suite", "branch", "commit", "saved_at")
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,52 @@ def load_baseline(path: str | Path) -> BaselineFile:
         return BaselineFile(results_from_dict(data, path))
 
 
-def _stored(data: dict[str, Any], path: Path) -> BaselineFile:
+def parse_baseline(data: bytes, source: str) -> BaselineFile:
+    """A baseline fetched from a store (the data branch, an artifact), checked whole: UTF-8,
+    JSON, a stored baseline document or a results file. Call it before anything is written
+    or compared; every error names ``source`` and says how to store a sound one."""
+    document = json_from_bytes(data, source, "stored baseline", STORE_AGAIN)
+    with _store_again():
+        if isinstance(document, dict) and document.get("schema") == BASELINE_SCHEMA:
+            return _stored(document, source)
+        return BaselineFile(results_from_dict(document, source))
+
+
+def parse_stored_results(data: bytes, source: str) -> Results:
+    """The results file a store holds (an artifact's, or a stored document's results),
+    checked as :func:`parse_baseline` checks a whole baseline."""
+    document = json_from_bytes(data, source, "stored baseline", STORE_AGAIN)
+    with _store_again():
+        return results_from_dict(document, source)
+
+
+def stored_document(data: bytes, source: str) -> dict[str, Any]:
+    """A stored baseline document (``ragguard.baseline/1``, the data branch's file) as an
+    object with its results and the strings that say where they come from; the results
+    themselves are checked when compared (:func:`parse_stored_results`)."""
+    document = json_from_bytes(data, source, "stored baseline", STORE_AGAIN)
+    if not isinstance(document, dict):
+        raise InputError(source, f"expected an object, found {type_name(document)}; {STORE_AGAIN}")
+    for key in _PROVENANCE_KEYS:
+        if not isinstance(document.get(key), str):
+            raise InputError(source, f"missing or not a string; {STORE_AGAIN}", key=key)
+    if not isinstance(document.get("results"), dict):
+        raise InputError(source, f"missing or not an object; {STORE_AGAIN}", key="results")
+    return document
+
+
+@contextmanager
+def _store_again() -> Iterator[None]:
+    """A fetched baseline that is not a sound results file: the error also says what to do."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(
+            exc.source, f"{exc.message}; {STORE_AGAIN}", line=exc.line, key=exc.key
+        ) from None
+
+
+def _stored(data: dict[str, Any], path: str | Path) -> BaselineFile:
     results = data.get("results")
     if not isinstance(results, dict):
         raise InputError(

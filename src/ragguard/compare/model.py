@@ -147,7 +147,8 @@ class QuestionDiff:
     question: str
     kind: str
     tags: tuple[str, ...] = ()
-    critical: bool = False
+    critical: bool = False  # in the baseline or the head: unmarking takes effect once merged
+    unmarked_critical: bool = False  # critical in the baseline, no longer in the head
     relabelled: bool = False
     baseline_status: str | None = None
     head_status: str | None = None
@@ -299,6 +300,11 @@ class Comparison:
     @property
     def relabelled(self) -> tuple[QuestionDiff, ...]:
         return tuple(q for q in self.questions if q.relabelled)
+
+    @property
+    def unmarked_critical(self) -> tuple[QuestionDiff, ...]:
+        """Questions the head's test set no longer marks critical; they stay critical."""
+        return tuple(q for q in self.questions if q.unmarked_critical)
 
     @property
     def n_paired(self) -> int:

@@ -191,6 +191,7 @@ def question_diff(
         baseline_runs=repeated_tally(before, rule),
         relabelled=relabelled,
         critical=now.critical or before.critical,  # unmarking takes effect once merged
+        unmarked_critical=before.critical and not now.critical,
     )
     return replace(diff, **_why(before, now, rule)) if not head_ok else diff
 

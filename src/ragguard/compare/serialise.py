@@ -80,8 +80,11 @@ def _hop_dict(row: HopRow) -> dict[str, Any]:
 
 def _question_dict(question: QuestionDiff) -> dict[str, Any]:
     """A question's change; the run tallies only for a side that asked it more than once
-    (the JSON of unrepeated results is as before repeats existed)."""
+    (the JSON of unrepeated results is as before repeats existed), ``unmarked_critical``
+    only when the head unmarked it."""
     data = asdict(question)
+    if not question.unmarked_critical:
+        data.pop("unmarked_critical")
     for side in ("baseline_runs", "head_runs"):
         tally = getattr(question, side)
         if tally is None:

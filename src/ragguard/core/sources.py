@@ -18,16 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError
-from ragguard.core.surrogates import lone_surrogate_escape
+from ragguard.core.surrogates import LoneSurrogate, lone_surrogate_escape
+
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, allowed at the start of an input file
 
 
 def read_text(path: str | Path, *, what: str = "file") -> str:
     """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty."""
     path = Path(path)
-    _check_is_file(path, what)
+    check_is_file(path, what)
     try:
-        data = path.read_bytes()
-        text = data.decode("utf-8-sig")
+        data = path.read_bytes().removeprefix(BOM)  # positions below are in these bytes
+        text = data.decode("utf-8")
     except OSError as exc:
         raise cannot_read(path, what, exc) from None
     except MemoryError:
@@ -47,7 +49,7 @@ def iter_lines(path: str | Path, *, what: str = "file") -> Iterator[tuple[int, s
     non-blank line is an error, raised once it has been read.
     """
     path = Path(path)
-    _check_is_file(path, what)
+    check_is_file(path, what)
     blank = True
     try:
         with path.open(encoding="utf-8-sig", newline=None) as file:
@@ -81,7 +83,8 @@ def split_lines(text: str) -> list[str]:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _check_is_file(path: Path, what: str) -> None:
+def check_is_file(path: Path, what: str) -> None:
+    """Refuse a path that is not there, is a folder, or cannot be looked up, naming it."""
     if "\0" in str(path):
         raise bad_path(path, ValueError("a NUL byte in the name"))
     try:
@@ -183,6 +186,32 @@ def parse_json_value(text: str) -> Any:
     if surrogate is not None:
         raise surrogate
     return value
+
+
+def json_from_bytes(data: bytes, source: str, what: str, advice: str) -> Any:
+    """A JSON document held in memory (fetched, not read from a file), decoded and parsed
+    whole: an error names ``source`` and the line, says the ``what`` is not UTF-8 or not
+    JSON, and ends with ``advice`` (what to do)."""
+    data = data.removeprefix(BOM)  # positions below are past it
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        byte = data[exc.start]
+        raise InputError(
+            source, f"{what} is not UTF-8 (byte 0x{byte:02x}); {advice}", line=line
+        ) from None
+    if not text.strip():
+        raise InputError(source, f"{what} is empty; {advice}")
+    try:
+        return parse_json_value(text)
+    except (json.JSONDecodeError, LoneSurrogate) as exc:
+        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise InputError(
+            source, f"{what} is not JSON: {detail}; {advice}", line=exc.lineno
+        ) from None
+    except ValueError as exc:
+        raise InputError(source, f"{what} is not JSON: {exc}; {advice}") from None
 
 
 def number_problem(exc: ValueError) -> str:

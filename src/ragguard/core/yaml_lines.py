@@ -2,7 +2,9 @@
 
 :func:`parse_yaml` reads a YAML text into :class:`LineDict` and :class:`LineList` values, so
 an error about a value names its line; syntax errors, duplicate keys and alias bombs are
-refused with the line when known.
+refused with the line when known. A number keeps the text it was written as
+(:func:`number_as_written`), so a value that is an id reads as written: ``007`` is "007",
+not 7 (YAML 1.1 also reads ``0x1F``, ``1_000`` and ``1:30`` as numbers).
 """
 
 from __future__ import annotations
@@ -33,6 +35,46 @@ class LineList(list):
     item_lines: list[int]
 
 
+class WrittenInt(int):
+    """An integer YAML read from a plain scalar written otherwise than its digits
+    (``007``, ``+7``, ``0x1F``, ``1_000``, ``1:30``); ``written`` is that text."""
+
+    written: str
+
+
+class WrittenFloat(float):
+    """A float YAML read from a plain scalar; ``written`` is its text (``1.50``, ``1e3``)."""
+
+    written: str
+
+
+def number_as_written(value: Any) -> str | None:
+    """A number's text as the user wrote it, for a value that is an id: a YAML number's own
+    text, an integer's digits (a plain ``7`` in YAML, any integer in JSON); None for anything
+    else, a float from JSON included (its text is lost: ``1e3`` would come back as
+    ``1000.0``)."""
+    if isinstance(value, bool):
+        return None
+    written = getattr(value, "written", None)
+    if isinstance(written, str):
+        return written
+    return str(value) if isinstance(value, int) else None
+
+
+def id_as_written(value: Any) -> str | None:
+    """A value that is an id, as text: a string as it is, a number as it was written
+    (:func:`number_as_written`); None for anything else."""
+    return value if isinstance(value, str) else number_as_written(value)
+
+
+class _TooManyDigits(ValueError):
+    """An integer over Python's 4,300-digit limit, and the line it is written on."""
+
+    def __init__(self, exc: ValueError, line: int) -> None:
+        super().__init__(str(exc))
+        self.line = line
+
+
 class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """A safe loader whose mappings and sequences carry line numbers.
 
@@ -54,8 +96,9 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
             )
         key_text = str(key)
         if key in result:
+            written = number_as_written(key) or key_text  # 007 after 7: one number for YAML
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key_text!r}", key_node.start_mark
+                None, None, f"duplicate key {written!r}", key_node.start_mark
             )
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key_text] = key_node.start_mark.line + 1
@@ -69,8 +112,35 @@ def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineLis
     return result
 
 
+def _construct_int(loader: _LineLoader, node: yaml.ScalarNode) -> int:
+    """PyYAML's integer, keeping its text when written otherwise than its digits; one of
+    thousands of digits is refused with its line (Python will not read it)."""
+    try:
+        value = yaml.SafeLoader.construct_yaml_int(loader, node)
+    except ValueError as exc:
+        raise _TooManyDigits(exc, node.start_mark.line + 1) from None
+    if not node.style and str(value) != node.value:
+        written = WrittenInt(value)
+        written.written = node.value
+        return written
+    return value
+
+
+def _construct_float(loader: _LineLoader, node: yaml.ScalarNode) -> float:
+    """PyYAML's float, with its text when written plain (a float's text is never its
+    digits alone, and ``1.50`` or ``1e3`` would not read back as written)."""
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if node.style:
+        return value
+    written = WrittenFloat(value)
+    written.written = node.value
+    return written
+
+
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_LineLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def parse_yaml(text: str, source: str | Path) -> Any:
@@ -97,8 +167,8 @@ def parse_yaml(text: str, source: str | Path) -> Any:
         raise InputError(source, f"YAML syntax error: {exc}") from None
     except RecursionError:
         raise InputError(source, TOO_DEEP) from None
-    except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        raise InputError(source, number_problem(exc)) from None
+    except _TooManyDigits as exc:
+        raise InputError(source, number_problem(exc), line=exc.line) from None
     if "&" in text and "*" in text:  # only anchors and aliases share values
         _check_expansion(data, source)
     return data

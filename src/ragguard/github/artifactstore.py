@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 
+from ragguard.compare.baseline import STORE_AGAIN
+from ragguard.core.errors import InputError
 from ragguard.github.artifacts import ArtifactRef
 from ragguard.github.client import GitHubClient
 from ragguard.github.databranch import StoredBaseline
@@ -42,15 +45,21 @@ def choose_artifact(
 
 
 def results_from_zip(data: bytes, where: str) -> bytes:
-    """The results file inside an artifact zip, refusing a missing or oversize member."""
+    """The results file inside an artifact zip, refusing a missing or oversize member and a
+    zip cut short or damaged (one-line errors naming the artifact)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         info = archive.getinfo(RESULTS_MEMBER)
-    except (zipfile.BadZipFile, KeyError):
-        raise ValueError(f"{where}: no {RESULTS_MEMBER} in the artifact") from None
+    except KeyError:
+        raise InputError(where, f"no {RESULTS_MEMBER} in the artifact; {STORE_AGAIN}") from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputError(where, f"not a readable zip ({exc}); {STORE_AGAIN}") from None
     if info.file_size > MAX_RESULTS_BYTES:
-        raise ValueError(f"{where}: {RESULTS_MEMBER} is over {MAX_RESULTS_BYTES} bytes")
-    return archive.read(info)
+        raise InputError(where, f"{RESULTS_MEMBER} is over {MAX_RESULTS_BYTES} bytes")
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+        raise InputError(where, f"{RESULTS_MEMBER} cannot be read ({exc}); {STORE_AGAIN}") from None
 
 
 class ArtifactBaselineStore:

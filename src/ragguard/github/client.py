@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
 
+from github.CommitStatus import CommitStatus
+from github.PaginatedList import PaginatedList
 from github.Repository import Repository
 
 import github
@@ -39,7 +41,13 @@ from ragguard.github.databranch import DATA_BRANCH, DataBranchStore
 from ragguard.github.errors import GitHubError, github_call
 from ragguard.github.minimize import minimize_comment
 from ragguard.github.pulls import PullInfo, pull_info
-from ragguard.github.statuses import StatusInfo, check_state, clip_description, status_context
+from ragguard.github.statuses import (
+    StatusInfo,
+    accepted_by,
+    check_state,
+    clip_description,
+    status_context,
+)
 
 ACTIONS_BOT = "github-actions[bot]"
 STATUS_RETRIES = 4  # waits 0+2+4+8 s on 5xx; ci/status.py caps the time on all status writes
@@ -218,6 +226,25 @@ class GitHubClient:
                     return StatusInfo(
                         status.state, status.description or "", when.isoformat() if when else None
                     )
+        return None
+
+    def acceptance_of(self, sha: str, suite: str) -> StatusInfo | None:
+        """The newest acceptance on record for ``sha``: a ``ragguard/<suite>`` success
+        "accepted by @user: reason" that this token's login set (the accept job), found in
+        the commit's status history (newest first); None when there is none."""
+        context, me = status_context(suite), self.whoami()
+        url = f"{self.repo.url}/commits/{sha}/statuses"  # documented; PyGithub's is legacy
+        with github_call(f"read the status history of {sha[:12]}"):
+            for status in PaginatedList(CommitStatus, self.gh.requester, url, None):
+                description = status.description or ""
+                if (
+                    status.context == context
+                    and status.state == "success"
+                    and accepted_by(description) is not None
+                    and getattr(status.creator, "login", None) == me
+                ):
+                    when = status.updated_at or status.created_at
+                    return StatusInfo(status.state, description, when.isoformat() if when else None)
         return None
 
     # ----- baselines -----------------------------------------------------------------------

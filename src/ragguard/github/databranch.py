@@ -26,10 +26,8 @@ from typing import Any
 from github.Repository import Repository
 
 from github import GithubException, InputGitTreeElement
-from ragguard.compare.baseline import BASELINE_SCHEMA
-from ragguard.core.errors import InputError
+from ragguard.compare.baseline import BASELINE_SCHEMA, stored_document
 from ragguard.core.sources import parse_json_value
-from ragguard.core.surrogates import LoneSurrogate
 from ragguard.github.errors import (
     BaselineConflictError,
     UntrustedEventError,
@@ -57,6 +55,12 @@ class StoredBaseline:
     results: bytes
     path: str
     exact: bool
+    source: str = ""  # where it was read, as errors name it (data branch:path); path if empty
+
+    @property
+    def where(self) -> str:
+        """The store and file it came from, for an error about it."""
+        return self.source or self.path
 
     def age(self, now: datetime) -> float | None:
         """Seconds between the evaluated commit (else the save) and ``now``."""
@@ -247,12 +251,10 @@ class DataBranchStore:
         return self._baseline(found[0], latest_path(target_branch, suite), prefer_commit)
 
     def _baseline(self, data: bytes, path: str, prefer_commit: str | None) -> StoredBaseline:
-        try:
-            document = parse_json_value(data.decode("utf-8"))
-        except ValueError as exc:  # UnicodeDecodeError and a lone surrogate (with its line)
-            line = exc.lineno if isinstance(exc, LoneSurrogate) else None
-            where = f"{self.branch}:{path}"
-            raise InputError(where, f"stored baseline is not JSON: {exc}", line=line) from None
+        """The document read, its envelope checked: a damaged one is an InputError naming
+        the data branch and file, not a traceback."""
+        source = f"{self.branch}:{path}"
+        document = stored_document(data, source)
         return StoredBaseline(
             suite=document["suite"],
             branch=document["branch"],
@@ -262,6 +264,7 @@ class DataBranchStore:
             results=json.dumps(document["results"]).encode(),
             path=path,
             exact=prefer_commit is not None and document["commit"] == prefer_commit,
+            source=source,
         )
 
     def history(self, target_branch: str, suite: str) -> list[dict[str, Any]]:

@@ -67,6 +67,12 @@ class EventContext:
         return self.branch is not None and self.branch == self.default_branch
 
     @property
+    def commented_pull(self) -> int | None:
+        """The pull request an ``issue_comment`` was written on (its payload names no head
+        commit: the pull request has to be fetched), None for an issue's comment."""
+        return self.issue_number if self.issue_is_pull else None
+
+    @property
     def is_fork_pull(self) -> bool:
         return self.pull_head_repo is not None and self.pull_head_repo != self.repository
 

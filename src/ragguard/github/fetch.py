@@ -4,7 +4,8 @@ The action stores baselines on a data branch (default ``ragguard-data``) as
 ``<branch>/<suite>.json`` (the newest) and ``<branch>/<suite>/<commit>.json`` (one per
 evaluated commit). A clone that can fetch from the remote reads them with plain git: no token,
 no API. ``ragguard compare`` reads the stored document (``ragguard.baseline/1``) as it is, with
-its commit and branch, so the comparison on a laptop is the one CI made.
+its commit and branch, so the comparison on a laptop is the one CI made. The fetched bytes are
+checked whole (UTF-8, JSON, a stored baseline) before the caller writes anything.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ragguard.compare.baseline import BaselineFile, parse_baseline
 from ragguard.core.errors import InputError
 from ragguard.core.git import (
     END_OF_OPTIONS,
@@ -28,7 +30,8 @@ from ragguard.github.databranch import DATA_BRANCH, latest_path
 @dataclass(frozen=True)
 class Fetched:
     path: str  # the file on the data branch
-    document: bytes
+    text: str  # the stored document as it is, to write
+    baseline: BaselineFile  # the same, checked and read
 
 
 def fetch_baseline(
@@ -41,7 +44,8 @@ def fetch_baseline(
     data_branch: str = DATA_BRANCH,
 ) -> Fetched:
     """The stored baseline of ``suite`` on ``branch`` (the newest, or that of ``commit``,
-    a full sha or a unique prefix).
+    a full sha or a unique prefix), checked: a damaged one is an error naming
+    ``remote/data_branch:path``.
 
     The remote and both branch names are checked before git sees them, and reach git only
     after ``--end-of-options``: none of them can become an option of git's."""
@@ -68,12 +72,13 @@ def fetch_baseline(
     shown = run_git(
         "show", END_OF_OPTIONS, f"{ref}:{path}", cwd=repo, text=False, timeout=NETWORK_TIMEOUT
     )
+    where = f"{remote}/{data_branch}:{path}"
     if not succeeded(shown):
         raise InputError(
-            f"{remote}/{data_branch}:{path}",
-            f"no stored baseline there; check --suite ({suite}) and --branch ({branch})",
+            where, f"no stored baseline there; check --suite ({suite}) and --branch ({branch})"
         )
-    return Fetched(path, shown.stdout)
+    baseline = parse_baseline(shown.stdout, where)
+    return Fetched(path, shown.stdout.decode("utf-8"), baseline)
 
 
 def _snapshot(repo: Path, ref: str, branch: str, suite: str, commit: str) -> str:

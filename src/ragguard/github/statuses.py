@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 STATES = ("pending", "success", "failure", "error")
 MAX_DESCRIPTION = 140
+ACCEPTED_BY = "accepted by @"  # how an acceptance's status description starts (ci/accept.py)
 
 
 def status_context(suite: str) -> str:
@@ -33,3 +34,16 @@ class StatusInfo:
     state: str
     description: str
     updated_at: str | None
+
+
+def acceptance_description(login: str, reason: str) -> str:
+    """The status of an accepted regression: ``accepted by @login: reason``."""
+    return f"{ACCEPTED_BY}{login}: {reason}"
+
+
+def accepted_by(description: str) -> tuple[str, str] | None:
+    """(login, reason) of an acceptance's status description, None for any other."""
+    if not description.startswith(ACCEPTED_BY):
+        return None
+    login, colon, reason = description.removeprefix(ACCEPTED_BY).partition(": ")
+    return (login, reason) if login and colon else None

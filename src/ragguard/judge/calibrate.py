@@ -30,7 +30,7 @@ from typing import Any
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import iter_jsonl_objects, read_text, type_name
-from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
+from ragguard.core.yaml_lines import LineDict, LineList, id_as_written, parse_yaml
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.generation import answer_item
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome
@@ -219,8 +219,8 @@ def calibration_item(entry: Mapping[str, Any], where: Where) -> CalibrationItem:
     for key in entry:
         if key not in ITEM_KEYS:
             raise where.error(f"unknown key; allowed: {', '.join(ITEM_KEYS)}", key=str(key))
-    item_id = entry.get("id")
-    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool) or not str(item_id):
+    item_id = id_as_written(entry.get("id"))
+    if not item_id:
         raise where.error("every item needs an id", key="id")
     has_sentence, has_answer = "sentence" in entry, "answer" in entry
     if has_sentence == has_answer:
@@ -237,7 +237,7 @@ def calibration_item(entry: Mapping[str, Any], where: Where) -> CalibrationItem:
             f"the human verdict: true or false, found {type_name(human)}", key=verdict_key
         )
     return CalibrationItem(
-        id=str(item_id),
+        id=item_id,
         level=level,
         text=text,
         human=human,
@@ -270,7 +270,7 @@ def _context(value: Any, where: Where) -> tuple[tuple[str, str], ...]:
     for chunk_id, text in value.items():
         if not isinstance(text, str):
             raise where.error(f"text of chunk {chunk_id!r} must be a string", key="context")
-        chunks.append((str(chunk_id), text))
+        chunks.append((id_as_written(chunk_id) or str(chunk_id), text))
     return tuple(chunks)
 
 

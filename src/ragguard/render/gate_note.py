@@ -37,14 +37,21 @@ def gate_changes(trusted: GateRules, proposed: GateRules) -> tuple[str, ...]:
 
 
 def question_changes(comparison: Comparison) -> tuple[str, ...]:
-    """The questions a pull request removes or relabels, as phrases with their ids."""
+    """The questions a pull request removes, relabels or unmarks as critical, as phrases
+    with their ids (an unmarked question stays critical until the change is merged)."""
     removed = [q.id for q in comparison.of_kind(REMOVED)]
     relabelled = [q.id for q in comparison.relabelled]
+    unmarked = [q.id for q in comparison.unmarked_critical]
     phrases = []
     if removed:
         phrases.append(f"removes {_counted(len(removed), 'question')} ({_ids(removed)})")
     if relabelled:
         phrases.append(f"relabels {_counted(len(relabelled), 'question')} ({_ids(relabelled)})")
+    if unmarked:
+        phrases.append(
+            f"unmarks {_counted(len(unmarked), 'critical question')} ({_ids(unmarked)}), "
+            f"which {'stays' if len(unmarked) == 1 else 'stay'} critical until merged"
+        )
     return tuple(phrases)
 
 

@@ -10,14 +10,16 @@ from typing import Any
 
 from ragguard.core.errors import Where
 from ragguard.core.sources import shown, span_of, type_name, unknown_key_message
-from ragguard.core.yaml_lines import LineDict, LineList
+from ragguard.core.yaml_lines import LineDict, LineList, number_as_written
 from ragguard.testset.model import MAX_GRADE, Evidence, grade_too_high
 
 
 def identifier(value: Any, key: str, where: Where) -> str:
-    """An id: a non-empty string, or a whole number taken as its digits."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    """An id: a non-empty string, or a number taken as the text it was written as (YAML's
+    ``007`` is "007", not 7: docs/formats.md)."""
+    written = number_as_written(value)
+    if written is not None:
+        return written
     if isinstance(value, str) and value.strip():
         return value.strip()
     if value is None:

@@ -44,7 +44,6 @@ def baseline_fetch(
     out: Path,
 ) -> None:
     """Fetch the stored baseline of a branch (the newest) or of a commit, with git."""
-    from ragguard.compare.baseline import load_baseline
     from ragguard.config.load import load_config
     from ragguard.core.files import write_report
     from ragguard.github.fetch import fetch_baseline
@@ -56,8 +55,8 @@ def baseline_fetch(
     fetched = fetch_baseline(
         Path.cwd(), suite, branch=branch, commit=commit, remote=remote, data_branch=data_branch
     )
-    write_report(out, fetched.document.decode("utf-8"))
-    stored = load_baseline(out)
+    write_report(out, fetched.text)  # checked whole by the fetch: a damaged one is refused
+    stored = fetched.baseline
     which = stored.commit[:12] if stored.commit else "commit not recorded"
     click.echo(
         f"baseline of {suite}: {which} on {stored.branch or branch}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragguard.core.sources import iter_lines
+from ragguard.core.sources import BOM, cannot_read, check_is_file
 from ragguard.results.records import Run, load_run
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -25,7 +25,16 @@ def load_run_file(path: str | Path) -> Run:
 
 
 def _first_character(path: Path) -> str:
-    for _number, line in iter_lines(path, what="run file"):
-        if line.strip():
-            return line.lstrip()[:1]
+    """The first non-blank character, the file read a line at a time as bytes, so that a
+    line further on that is not text is left to the reader, which names the first such
+    line ("" when that line is not UTF-8: not JSON either)."""
+    check_is_file(path, "run file")
+    try:
+        with path.open("rb") as file:
+            for raw in file:
+                line = raw.removeprefix(BOM).decode("utf-8", errors="replace").strip()
+                if line:
+                    return line[:1]
+    except OSError as exc:
+        raise cannot_read(path, "run file", exc) from None
     return ""

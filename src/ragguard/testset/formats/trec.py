@@ -43,7 +43,7 @@ UNICODE_SPACES = (
     "\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000"
 )
-_CONTROL_BYTES = tuple(space.encode() for space in CONTROL_SPACES)
+_CONTROL_BYTES = (b"\0", *(space.encode() for space in CONTROL_SPACES))  # NUL: not text
 # The UTF-8 of the Unicode spaces, by their first two or three bytes: b"\xe2\x80" also
 # starts other characters (dashes, quotes), which only cost the exact reader.
 _UNICODE_BYTES = (
@@ -100,11 +100,19 @@ def read_blocks(path: Path, what: str, start: int = 0, stop: int | None = None) 
 
 
 def read_lines(path: Path, what: str) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every line, decoded from UTF-8; an undecodable line is an error."""
+    """(line number, text) of every line, decoded from UTF-8; the first line that is not
+    text (undecodable bytes, or a NUL byte as in a binary or UTF-16 file) is an error."""
     number = 0
     for block in read_blocks(path, what):
         for raw in block.split(b"\n"):
             number += 1
+            if b"\0" in raw:
+                raise InputError(
+                    path,
+                    "a NUL byte: not a text file (binary, or UTF-16?); give the "
+                    f"{what} as UTF-8 text",
+                    line=number,
+                )
             try:
                 yield number, raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -122,7 +130,8 @@ def text_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def fast_text(block: bytes) -> str:
     """The block as text for the fast reader, whose ``str.split`` must split exactly where
-    trec_eval does; unusual whitespace or bad UTF-8 is `Unusual`."""
+    trec_eval does; unusual whitespace, a NUL byte or bad UTF-8 is `Unusual` (the exact
+    reader names the first line that is not text)."""
     needles = _CONTROL_BYTES if block.isascii() else _CONTROL_BYTES + _UNICODE_BYTES
     if any(needle in block for needle in needles):
         raise Unusual

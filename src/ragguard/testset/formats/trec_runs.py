@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
-from ragguard.core.sources import read_text
+from ragguard.core.sources import check_is_file
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import Run, RunRecord
 from ragguard.testset.formats.trec import (
@@ -214,14 +214,23 @@ def _trec_order(item: tuple[str, float]) -> tuple[float, str]:
 
 
 def load_trec_run(path: str | Path) -> Run:
-    """A TREC run as run records with scores (for ``--run`` next to a test set)."""
+    """A TREC run as run records with scores (for ``--run`` next to a test set), read line by
+    line: an error names the first line that is not text, or not a run line."""
     path = Path(path)
-    return parse_trec_run(read_text(path, what="run file"), path)
+    check_is_file(path, "run file")
+    run = _run_of(read_lines(path, "run file"), path)
+    if not run.records:
+        raise InputError(path, empty_message("run file"))
+    return run
 
 
 def parse_trec_run(text: str, source: str | Path) -> Run:
     """Run text as records with scores, line by line (see :func:`load_trec_rankings`)."""
-    scored, first_line = _exact_scores(text_lines(text), source)
+    return _run_of(text_lines(text), source)
+
+
+def _run_of(lines: Iterable[tuple[int, str]], source: str | Path) -> Run:
+    scored, first_line = _exact_scores(lines, source)
     records = {
         query: RunRecord(
             id=query,
