@@ -334,7 +334,16 @@ class Act:
         return ActRun(done.returncode, output)
 
 
-ACTION_FILES = ("action.yml", "pyproject.toml", "README.md", "LICENSE", "src", "templates", "docs")
+ACTION_FILES = (
+    "action.yml",
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "src",
+    "templates",
+    "schemas",
+    "docs",
+)
 
 
 def copy_action(folder: Path) -> Path:
