@@ -13,15 +13,9 @@ from hypothesis import strategies as st
 from ragguard.core.errors import InputError, Where
 from ragguard.results.chunks import Chunk
 from ragguard.results.io import load_results
+from ragguard.testset.context_labels import LabelSources, TextIndex
 from ragguard.testset.formats.foreign import ForeignQuestion
-from ragguard.testset.importing import (
-    Imported,
-    LabelSources,
-    TextIndex,
-    import_questions,
-    load_docs,
-    question_ids,
-)
+from ragguard.testset.importing import Imported, import_questions, load_docs, question_ids
 from ragguard.testset.load import load_testset
 from ragguard.testset.model import normal_text
 

@@ -1,28 +1,20 @@
 """A ragas or deepeval test set turned into a ragguard test set (``ragguard import``).
 
-Those tools label a question with the *text* of its reference contexts; ragguard labels
-name chunks or evidence. Each context is looked up, after case and whitespace are
-normalised as evidence quotes are matched (:func:`ragguard.testset.model.normal_text`):
-
-1. in the corpus: the chunks whose text holds the whole context. A chunk that says which
-   document it comes from gives the label ``{doc, quote: context}``, which survives a
-   rechunk; one that does not gives its chunk id;
-2. else in the documents of ``--docs``: every document that holds it gives
-   ``{doc: path relative to the folder, quote: context}``.
-
-A question keeps all its contexts or is not imported: a question labelled with only some
-of them would count the others as found-nothing (recall would be wrong). Ids come from
-deepeval's ``name`` when every question has a distinct one, else from the question's text
-(``q-`` and 10 hex digits of its SHA-1), so importing the same file again gives the same ids.
+Each context is found by its text (:mod:`ragguard.testset.context_labels`). A question keeps
+all its contexts or is not imported: a question labelled with only some of them would count
+the others as found-nothing (recall would be wrong). A conversation is imported whole or not
+at all, the same way (:mod:`ragguard.testset.importing_turns`). Ids come from deepeval's
+``name`` when every entry has a distinct one, else from the text (``q-``, or ``c-`` for a
+conversation, and 10 hex digits of its SHA-1), so importing the same file again gives the
+same ids.
 """
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,83 +23,19 @@ import yaml
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import bad_path, cannot_read, same_after_normalising
 from ragguard.core.surrogates import SURROGATE
-from ragguard.results.chunks import Chunk
-from ragguard.testset.formats.foreign import ForeignQuestion
+from ragguard.testset.context_labels import LabelSources, found_labels, merged
+from ragguard.testset.formats.foreign import ForeignItem, ForeignQuestion
+from ragguard.testset.formats.foreign_turns import ForeignConversation
+from ragguard.testset.importing_turns import conversation_entry
 from ragguard.testset.load import testset_from_entries
-from ragguard.testset.model import TestSet, normal_text
+from ragguard.testset.model import TestSet
 
 LONG_CONTEXT = 1000
-_SEPARATOR = "\x00"
-
-
-class TextIndex:
-    """Texts joined into one normalised string, so a context is found with one ``find``."""
-
-    def __init__(self, texts: Mapping[str, str]) -> None:
-        self.names = list(texts)
-        pieces = [normal_text(text) for text in texts.values()]
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        position = 0
-        for piece in pieces:
-            self.starts.append(position)
-            self.ends.append(position + len(piece))
-            position += len(piece) + 1
-        self.text = _SEPARATOR.join(pieces)
-
-    def holding(self, context: str) -> list[str]:
-        """The names of the texts that hold ``context`` whole, in the order given.
-
-        A match must lie inside one text: one that runs over a separator (or a text's own
-        NUL character taken for one) is not a match.
-        """
-        needle = normal_text(context)
-        found: list[str] = []
-        start = self.text.find(needle) if needle else -1
-        while start >= 0:
-            index = bisect.bisect_right(self.starts, start) - 1
-            if start + len(needle) <= self.ends[index]:
-                found.append(self.names[index])
-                next_start = self.ends[index] + 1
-            else:
-                next_start = start + 1
-            start = self.text.find(needle, next_start)
-        return found
-
-
-@dataclass(frozen=True)
-class LabelSources:
-    """Where contexts are looked up: corpus chunks and documents by name."""
-
-    chunks: Mapping[str, Chunk]
-    chunk_index: TextIndex
-    doc_index: TextIndex
-
-    @classmethod
-    def of(cls, chunks: Mapping[str, Chunk], docs: Mapping[str, str]) -> LabelSources:
-        texts = {chunk_id: chunk.text or "" for chunk_id, chunk in chunks.items()}
-        return cls(chunks, TextIndex(texts), TextIndex(docs))
-
-    def labels_for(self, context: str) -> list[Any]:
-        """The labels of one context (chunk ids or evidence mappings); empty: not found."""
-        chunk_ids = self.chunk_index.holding(context)
-        if chunk_ids:
-            return _chunk_labels(context, [self.chunks[i] for i in chunk_ids])
-        return [{"doc": doc, "quote": context} for doc in self.doc_index.holding(context)]
-
-
-def _chunk_labels(context: str, chunks: Sequence[Chunk]) -> list[Any]:
-    labels: list[Any] = []
-    for chunk in chunks:
-        label = {"doc": chunk.doc, "quote": context} if chunk.doc else chunk.id
-        if label not in labels:
-            labels.append(label)
-    return labels
 
 
 @dataclass(frozen=True)
 class Unlabelled:
-    """A question left out: where it is and why."""
+    """An entry left out, or a remark on one: where it is and why."""
 
     place: str
     why: str
@@ -115,12 +43,15 @@ class Unlabelled:
 
 @dataclass(frozen=True)
 class Imported:
-    """The test set entries, each with the place of the question it comes from."""
+    """The test set entries, each with the place of the question or conversation it comes
+    from."""
 
     entries: list[dict[str, Any]]
     places: list[Where]
     unlabelled: list[Unlabelled]
     long_contexts: int
+    # Conversations with labels put on their last turn for want of a better one.
+    on_last_turn: list[Unlabelled] = field(default_factory=list)
 
     def testset(self, source: str | Path) -> TestSet:
         """The entries checked as a test set before they are written: a refusal names the
@@ -128,43 +59,36 @@ class Imported:
         return testset_from_entries(source, zip(self.entries, self.places, strict=True))
 
 
-def import_questions(
-    questions: Sequence[ForeignQuestion], sources: LabelSources, flavour: str
-) -> Imported:
-    """The test set entries of ``questions``, and the questions that could not be labelled."""
-    ids = question_ids(questions)
+def import_questions(items: Sequence[ForeignItem], sources: LabelSources, flavour: str) -> Imported:
+    """The test set entries of ``items`` (questions and conversations), and those that
+    could not be labelled."""
+    ids = question_ids(items)
     entries: list[dict[str, Any]] = []
     places: list[Where] = []
     unlabelled: list[Unlabelled] = []
-    for question_id, question in zip(ids, questions, strict=True):
-        relevant, why = _relevant(question, sources)
-        if why:
-            unlabelled.append(Unlabelled(question.where.place, why))
+    on_last_turn: list[Unlabelled] = []
+    for item_id, item in zip(ids, items, strict=True):
+        if isinstance(item, ForeignConversation):
+            entry, why, last = conversation_entry(item, item_id, sources, flavour)
+            if last:
+                on_last_turn.append(Unlabelled(item.where.place, last))
+        else:
+            relevant, why = _relevant(item, sources)
+            entry = _entry(item_id, item, relevant, flavour)
+        if why or entry is None:
+            unlabelled.append(Unlabelled(item.where.place, why))
             continue
-        entries.append(_entry(question_id, question, relevant, flavour))
-        places.append(question.where)
-    long_contexts = sum(len(c) > LONG_CONTEXT for q in questions for c in q.contexts)
-    return Imported(entries, places, unlabelled, long_contexts)
+        entries.append(entry)
+        places.append(item.where)
+    long_contexts = sum(len(c) > LONG_CONTEXT for item in items for c in item.contexts)
+    return Imported(entries, places, unlabelled, long_contexts, on_last_turn)
 
 
 def _relevant(question: ForeignQuestion, sources: LabelSources) -> tuple[list[Any], str]:
     if not question.contexts:
         return [], "has no reference context"
-    relevant: list[Any] = []
-    for number, context in enumerate(question.contexts, start=1):
-        labels = sources.labels_for(context)
-        if not labels:
-            return (
-                [],
-                f"reference context {number} ({_preview(context)}) is in no chunk or document",
-            )
-        relevant.extend(label for label in labels if label not in relevant)
-    return relevant, ""
-
-
-def _preview(text: str, width: int = 40) -> str:
-    flat = " ".join(text.split())
-    return json.dumps(flat if len(flat) <= width else flat[: width - 1] + "…", ensure_ascii=False)
+    found, why = found_labels(question.contexts, sources)
+    return merged(found), why
 
 
 def _entry(
@@ -178,29 +102,38 @@ def _entry(
     return entry
 
 
-def question_ids(questions: Sequence[ForeignQuestion]) -> list[str]:
-    """deepeval's names when all are given and distinct, else ids from the question text.
+def question_ids(items: Sequence[ForeignItem]) -> list[str]:
+    """deepeval's names when all are given and distinct, else ids from the text.
 
     Names that differ only in Unicode normalisation would be ids a test set refuses: the
     second one is an error in the imported file, before anything is written.
     """
-    names = [q.name for q in questions]
+    names = [item.name for item in items]
     if all(names) and len(set(names)) == len(names):
-        _refuse_normalisation_twins(questions)
+        _refuse_normalisation_twins(items)
         return [str(name) for name in names]
     ids: list[str] = []
     seen: dict[str, int] = {}
-    for question in questions:
-        base = "q-" + hashlib.sha1(question.question.encode()).hexdigest()[:10]
+    for item in items:
+        prefix = "c-" if isinstance(item, ForeignConversation) else "q-"
+        base = prefix + hashlib.sha1(item.id_text.encode()).hexdigest()[:10]
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
 
 
-def _refuse_normalisation_twins(questions: Sequence[ForeignQuestion]) -> None:
-    twins = same_after_normalising(str(q.name) for q in questions)
+def counted(items: Sequence[ForeignItem]) -> str:
+    """What the items are, for messages: questions, conversations or entries."""
+    kinds = {isinstance(item, ForeignConversation) for item in items}
+    if kinds == {True}:
+        return "conversations"
+    return "questions" if kinds == {False} else "entries"
+
+
+def _refuse_normalisation_twins(items: Sequence[ForeignItem]) -> None:
+    twins = same_after_normalising(str(item.name) for item in items)
     if twins:
-        second = next(q for q in questions if q.name == twins[1])
+        second = next(item for item in items if item.name == twins[1])
         raise second.where.error(
             f"names {twins[0]!r} and {twins[1]!r} differ only in Unicode normalisation (NFC) "
             "and would be two ids a test set refuses; write them the same way, or give them "

@@ -11,11 +11,13 @@ deepeval test sets"), checked against files written by ragas 0.4.3 and deepeval 
 - deepeval ``EvaluationDataset.save_as`` (json, jsonl, csv) goldens: ``input``,
   ``context`` (a list, or one string joined with ``|`` in jsonl and csv),
   ``expected_output``, ``name``, ``source_file``, ``additional_metadata``.
+
+A multi-turn entry (ragas ``MultiTurnSample``, deepeval ``ConversationalGolden``) in the same
+files is read as a conversation by :mod:`ragguard.testset.formats.foreign_turns`.
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +31,23 @@ from ragguard.core.sources import (
     read_text,
     type_name,
 )
-from ragguard.core.surrogates import LoneSurrogate, surrogate_in
+from ragguard.core.surrogates import LoneSurrogate
+from ragguard.testset.formats.foreign_turns import (
+    ForeignConversation,
+    deepeval_conversation,
+    is_deepeval_conversation,
+    is_ragas_conversation,
+    ragas_conversation,
+)
+from ragguard.testset.formats.foreign_values import (
+    context_list,
+    deepeval_contexts,
+    optional_text,
+    python_literal,
+    required_text,
+)
 
 FLAVOURS = ("ragas", "deepeval")
-DEEPEVAL_DELIMITER = "|"
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,14 @@ class ForeignQuestion:
     reference_answer: str | None = None
     name: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def id_text(self) -> str:
+        """The text an id is made from when the file names none."""
+        return self.question
+
+
+ForeignItem = ForeignQuestion | ForeignConversation
 
 
 @dataclass(frozen=True)
@@ -59,14 +82,26 @@ _RAGAS_01 = _Keys("question", "contexts", "ground_truth")
 _DEEPEVAL = _Keys("input", "context", "expected_output")
 
 
-def read_foreign(path: str | Path, flavour: str) -> list[ForeignQuestion]:
-    """The questions of a ragas or deepeval file (.jsonl, .json or .csv)."""
+def read_foreign(path: str | Path, flavour: str) -> list[ForeignItem]:
+    """The questions and conversations of a ragas or deepeval file (.jsonl, .json or .csv)."""
     path = Path(path)
     entries = list(_entries(path))
     if not entries:
         raise InputError(path, f"holds no {flavour} question")
-    read = _ragas_question if flavour == "ragas" else _deepeval_question
+    read = _ragas_item if flavour == "ragas" else _deepeval_item
     return [read(entry, where) for entry, where in entries]
+
+
+def _ragas_item(entry: Mapping[str, Any], where: Where) -> ForeignItem:
+    if is_ragas_conversation(entry):
+        return ragas_conversation(entry, where)
+    return _ragas_question(entry, where)
+
+
+def _deepeval_item(entry: Mapping[str, Any], where: Where) -> ForeignItem:
+    if is_deepeval_conversation(entry):
+        return deepeval_conversation(entry, where)
+    return _deepeval_question(entry, where)
 
 
 def _entries(path: Path) -> Iterator[tuple[Mapping[str, Any], Where]]:
@@ -125,81 +160,27 @@ def _ragas_question(entry: Mapping[str, Any], where: Where) -> ForeignQuestion:
     keys = _RAGAS if _RAGAS.question in entry or _RAGAS_01.question not in entry else _RAGAS_01
     meta = {k: entry[k] for k in ("synthesizer_name", "evolution_type") if k in entry}
     return ForeignQuestion(
-        question=_text(entry, keys.question, where),
+        question=required_text(entry, keys.question, where),
         contexts=_ragas_contexts(entry.get(keys.contexts), keys.contexts, where),
         where=where,
-        reference_answer=_optional_text(entry, keys.reference, where),
+        reference_answer=optional_text(entry, keys.reference, where),
         meta=meta,
     )
 
 
 def _ragas_contexts(value: Any, key: str, where: Where) -> tuple[str, ...]:
     if isinstance(value, str):
-        value = _python_list(value, key, where)
-    return _context_list(value, key, where)
-
-
-def _python_list(cell: str, key: str, where: Where) -> Any:
-    """A list ragas' CSV writer printed as a Python literal (``['a', 'b']``).
-
-    A set or a mapping with a list in it cannot be built (TypeError), and a string may
-    escape a lone surrogate (``'\\ud800'``): both are errors in the cell, not a traceback.
-    """
-    try:
-        value = ast.literal_eval(cell)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        raise where.error(
-            "expected a list of strings as ragas writes it (['first', 'second'])", key=key
-        ) from None
-    surrogate = surrogate_in(value)
-    if surrogate is not None:
-        raise where.error(
-            f"lone surrogate {surrogate[1]} in a string; write the character itself", key=key
-        )
-    return value
+        value = python_literal(value, key, where)
+    return context_list(value, key, where)
 
 
 def _deepeval_question(entry: Mapping[str, Any], where: Where) -> ForeignQuestion:
-    value = entry.get(_DEEPEVAL.contexts)
-    if isinstance(value, str):
-        value = [part for part in value.split(DEEPEVAL_DELIMITER) if part.strip()]
     meta = {k: entry[k] for k in ("source_file", "additional_metadata") if entry.get(k)}
     return ForeignQuestion(
-        question=_text(entry, _DEEPEVAL.question, where),
-        contexts=_context_list(value, _DEEPEVAL.contexts, where),
+        question=required_text(entry, _DEEPEVAL.question, where),
+        contexts=deepeval_contexts(entry.get(_DEEPEVAL.contexts), where),
         where=where,
-        reference_answer=_optional_text(entry, _DEEPEVAL.reference, where),
-        name=_optional_text(entry, "name", where),
+        reference_answer=optional_text(entry, _DEEPEVAL.reference, where),
+        name=optional_text(entry, "name", where),
         meta=meta,
     )
-
-
-def _context_list(value: Any, key: str, where: Where) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise where.error(f"expected a list of strings, found {type_name(value)}", key=key)
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise where.error(
-                f"expected a list of strings (each a context's text), found {type_name(item)}",
-                key=f"{key}[{index}]",
-            )
-    return tuple(item for item in value if item.strip())
-
-
-def _text(entry: Mapping[str, Any], key: str, where: Where) -> str:
-    value = entry.get(key)
-    if not isinstance(value, str) or not value.strip():
-        found = "nothing" if value is None else type_name(value)
-        raise where.error(f"expected the question as a non-empty string, found {found}", key=key)
-    return value.strip()
-
-
-def _optional_text(entry: Mapping[str, Any], key: str, where: Where) -> str | None:
-    value = entry.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if not isinstance(value, str):
-        raise where.error(f"expected a string, found {type_name(value)}", key=key)
-    return value.strip()
