@@ -1,7 +1,8 @@
 """Writes the multi-turn ragas and deepeval files tests/formats/test_foreign_conversations.py
 and tests/test_importing_conversations.py read, with the libraries' own writers (run with
-ragas 0.4.3 and deepeval 4.3.1 installed, Python 3.11; no network, no model: nothing is
-generated, only saved). The contexts quote the demo's Orders API docs.
+ragas 0.4.3 and deepeval 4.3.1 installed, Python 3.11, in a scratch venv with
+langchain-community 0.4.1: 0.4.2 dropped a module ragas 0.4.3 imports; no network, no model:
+nothing is generated, only saved). The contexts quote the demo's Orders API docs.
 
 - deepeval: ``ConversationalGolden`` goldens saved by ``EvaluationDataset.save_as`` as json,
   jsonl and csv (``deepeval_conversations.*``). The first conversation's assistant turns
