@@ -148,7 +148,7 @@ def _ragas_message(item: Any, key: str, where: Where) -> _Message:
 
 
 def deepeval_conversation(entry: Mapping[str, Any], where: Where) -> ForeignConversation:
-    required_text(entry, "scenario", where, "the scenario")
+    scenario = required_text(entry, "scenario", where, "the scenario")
     read = [
         _deepeval_turn(item, f"turns[{i}]", where) for i, item in enumerate(_turns_of(entry, where))
     ]
@@ -166,7 +166,7 @@ def deepeval_conversation(entry: Mapping[str, Any], where: Where) -> ForeignConv
         contexts=deepeval_contexts(entry.get("context"), where),
         reference_answer=optional_text(entry, "expected_outcome", where),
         name=optional_text(entry, "name", where),
-        meta=_deepeval_meta(entry, where),
+        meta=_deepeval_meta(entry, scenario),
     )
 
 
@@ -219,8 +219,8 @@ def _calls(
     )
 
 
-def _deepeval_meta(entry: Mapping[str, Any], where: Where) -> dict[str, Any]:
-    meta: dict[str, Any] = {"scenario": required_text(entry, "scenario", where, "the scenario")}
+def _deepeval_meta(entry: Mapping[str, Any], scenario: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"scenario": scenario}
     extra = entry.get("additional_metadata")
     if isinstance(extra, str):
         with contextlib.suppress(ValueError):
