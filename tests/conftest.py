@@ -16,7 +16,7 @@ from ragguard.cli.app import cli
 # Helper folders without __init__.py (tests/github must not be a package: it would shadow
 # PyGithub); their modules are imported by name, e.g. ``from fake_github import FakeGitHub``.
 TESTS = Path(__file__).resolve().parent
-for _folder in ("github", "judge", "ci", "e2e", "browser"):
+for _folder in ("github", "judge", "ci", "e2e", "browser", "traces"):
     if str(TESTS / _folder) not in sys.path:
         sys.path.insert(0, str(TESTS / _folder))
 

@@ -73,11 +73,13 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class Run:
-    """Records by question id, with the line each came from (for error messages)."""
+    """Records by question id, with the line each came from (for error messages), and the
+    notes its reader has for the user (what a trace file's reader skipped, one line each)."""
 
     records: dict[str, RunRecord]
     source: str = ""
     lines: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def check_known(self, known_ids: Iterable[str]) -> None:
         """Refuse records for questions the test set does not have."""

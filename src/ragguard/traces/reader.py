@@ -1,0 +1,79 @@
+"""Read a trace file into a run: OTLP JSON in, one run record per question out.
+
+:func:`load_trace_run` streams the file's spans (each kept as its few facts, its attributes
+dropped once read), groups them into traces, matches each trace to a question and builds
+its record; :func:`is_trace_file` tells a trace file from a run file by its content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from ragguard.core.errors import Where
+from ragguard.results.records import Run
+from ragguard.traces.anyvalue import BadValue
+from ragguard.traces.conventions import span_facts
+from ragguard.traces.matching import QuestionTexts, run_of_traces
+from ragguard.traces.otlp import REQUEST_KEYS, RawSpan, iter_requests, iter_spans
+from ragguard.traces.report import Skipped
+from ragguard.traces.trees import Span, group_traces
+
+_DOCUMENT_START = re.compile(r'\A\s*\{\s*"(?:resourceSpans|resource_spans)"\s*:')
+_HEAD_CHARACTERS = 4096
+
+
+def load_trace_run(
+    path: str | Path, questions: Mapping[str, str] | Iterable[tuple[str, str]] = ()
+) -> Run:
+    """The run a trace file records; ``questions`` (id: text) match traces by their input.
+
+    The run's ``notes`` say what was skipped, one line per reason.
+    """
+    path = Path(path)
+    skipped = Skipped()
+    spans = _spans(iter_spans(iter_requests(path), path), path)
+    traces = group_traces(spans, skipped)
+    return run_of_traces(traces, QuestionTexts(questions), skipped, path)
+
+
+def _spans(raw_spans: Iterable[RawSpan], source: Path) -> Iterator[Span]:
+    for order, raw in enumerate(raw_spans):
+        try:
+            facts = span_facts(raw.attributes, raw.name, raw.parent_id is None, raw.path)
+        except BadValue as exc:
+            raise Where(source, raw.line).error(exc.message, key=exc.key) from None
+        yield Span(
+            raw.trace_id,
+            raw.span_id,
+            raw.parent_id,
+            raw.start,
+            raw.end,
+            raw.error,
+            raw.line,
+            raw.path,
+            order,
+            facts,
+        )
+
+
+def is_trace_file(path: Path, first_line: str) -> bool:
+    """Whether the file whose first non-blank line is ``first_line`` holds OTLP traces: that
+    line is a JSON object with ``resourceSpans``, or it starts a document whose first key
+    is ``resourceSpans``."""
+    try:
+        first = json.loads(first_line)
+    except (ValueError, RecursionError):
+        return _document_starts_with_spans(path)
+    return isinstance(first, dict) and any(key in first for key in REQUEST_KEYS)
+
+
+def _document_starts_with_spans(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as file:
+            head = file.read(_HEAD_CHARACTERS)
+    except OSError:
+        return False
+    return _DOCUMENT_START.match(head) is not None
