@@ -25,7 +25,7 @@ from ragguard.results.model import Results
 from ragguard.results.records import RunRecord
 from ragguard.scoring.labels import corpus_origins
 from ragguard.scoring.suite import RunPass, results_settings
-from ragguard.system.base import Adapter, BatchAdapter
+from ragguard.system.base import Adapter, BatchAdapter, adapter_notes
 from ragguard.system.journal import (
     PassJournals,
     pass_records_path,
@@ -127,7 +127,7 @@ def evaluate(
         if journals is not None:
             journals.close()
     outcome = suite_run.outcome
-    _after_run(outcome, failures, reporter)
+    _after_run(outcome, failures, reporter, suite_run.notes)
     if records is not None:
         _write_records(records, passes, outcome)
     results, judge = _score(
@@ -165,7 +165,7 @@ def evaluate_system(
         system, testset.questions, settings, progress_stream=reporter.progress_stream
     )
     failures = outcome_failure_lines(outcome)
-    _after_run(outcome, failures, reporter)
+    _after_run(outcome, failures, reporter, adapter_notes(system))
     results, judge = _score(
         testset,
         outcome,
@@ -224,9 +224,14 @@ def _resumed(
     return done
 
 
-def _after_run(outcome: RunOutcome, failures: Sequence[str], reporter: Reporter) -> None:
-    """What a run that ended says before it is scored: that it stopped early, and (in a
-    log) the failed questions, grouped by error."""
+def _after_run(
+    outcome: RunOutcome, failures: Sequence[str], reporter: Reporter, notes: Sequence[str] = ()
+) -> None:
+    """What a run that ended says before it is scored: the adapter's notes (what a trace
+    reader skipped), that it stopped early, and (in a log) the failed questions, grouped
+    by error."""
+    for line in notes:
+        reporter.note(line)
     if outcome.stopped_early:
         reporter.note(f"ragguard: {outcome.stopped_early_line()}")
     for line in failures:

@@ -155,8 +155,10 @@ def load_recorded(
     split: str | None = None,
 ) -> Recorded:
     """Read the test set (or the ``beir`` folder's queries and ``split`` qrels) and every
-    run, and check that each run answers only the test set's questions. A BEIR split's
-    queries judged with no relevant document are a warning."""
+    run (a trace file's traces matched to the questions by their text; what its reader
+    skipped goes to the reporter as notes), and check that each run answers only the test
+    set's questions. A BEIR split's queries judged with no relevant document are a
+    warning."""
     if testset:
         from ragguard.testset.load import load_testset
 
@@ -169,9 +171,12 @@ def load_recorded(
         _warn_if(reporter, no_relevant_warning(loaded))
     from ragguard.testset.formats import load_run_file
 
-    recorded = tuple(load_run_file(run) for run in runs)
+    texts = {question.id: question.question for question in loaded.questions}
+    recorded = tuple(load_run_file(run, texts) for run in runs)
     for run in recorded:
         run.check_known(loaded.known_ids)
+        for line in run.notes:
+            reporter.note(line)
     return Recorded(loaded, recorded, tuple(str(run) for run in runs), beir=not testset)
 
 

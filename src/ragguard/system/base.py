@@ -84,6 +84,13 @@ class BatchAdapter(Protocol):
         ...
 
 
+def adapter_notes(adapter: Adapter | BatchAdapter) -> tuple[str, ...]:
+    """The lines an adapter has for the user once it has run (``notes``, when it has them:
+    what a trace reader skipped)."""
+    notes = getattr(adapter, "notes", ())
+    return tuple(notes) if isinstance(notes, (tuple, list)) else ()
+
+
 def answer_from_output(value: Any, what: str = "the result") -> Answer:
     """Validate what a system returned: a mapping or an object with retrieved and answer.
 

@@ -20,7 +20,7 @@ from ragguard.core.streams import shown_only
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord
 from ragguard.system import build_adapter
-from ragguard.system.base import Adapter, BatchAdapter, error_record
+from ragguard.system.base import Adapter, BatchAdapter, adapter_notes, error_record
 from ragguard.system.outcome import RunOutcome, outcome_failure_lines
 from ragguard.system.pool import EarlyStop, early_stop_for, run_questions
 from ragguard.system.progress import NoProgress, Progress, make_progress
@@ -84,6 +84,7 @@ class SuiteRun:
     identity: dict[str, Any]
     generation: GenerationSettings
     shard: ShardSelection | None = None
+    notes: tuple[str, ...] = ()  # what the adapter has to say (a trace reader's skips)
 
 
 def run_config(
@@ -129,7 +130,9 @@ def run_config(
         on_record=on_record,
         progress_stream=progress_stream,
     )
-    return SuiteRun(testset, outcome, adapter.identity(), generation, selection)
+    return SuiteRun(
+        testset, outcome, adapter.identity(), generation, selection, adapter_notes(adapter)
+    )
 
 
 def run_passes(

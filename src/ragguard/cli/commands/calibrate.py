@@ -59,7 +59,9 @@ def calibrate_command(
         raise click.UsageError("--testset needs --run (the answers the verdicts are about)")
     else:
         loaded = load_testset(testset)  # type: ignore[arg-type]
-        recorded = load_run_file(run)
+        recorded = load_run_file(run, {q.id: q.question for q in loaded.questions})
+        for line in recorded.notes:
+            click.echo(line, err=True)
         texts = load_corpus(corpus) if corpus else None
         items = items_from_run(loaded, recorded, texts)
     raw_config, source = load_generation_config(_judge_config(config_file, use_judge))

@@ -1,40 +1,56 @@
-"""Importers and exporters for other tools' formats: TREC, BEIR."""
+"""Importers and exporters for other tools' formats: TREC, BEIR, OpenTelemetry traces."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ragguard.core.sources import BOM, cannot_read, check_is_file
 from ragguard.results.records import Run, load_run
+from ragguard.traces.reader import is_trace_file, load_trace_run
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 
 
-def load_run_file(path: str | Path) -> Run:
-    """A recorded run in JSON Lines, or a TREC run file.
+def load_run_file(
+    path: str | Path, questions: Mapping[str, str] | Iterable[tuple[str, str]] = ()
+) -> Run:
+    """A recorded run in JSON Lines, a trace file (OTLP JSON), or a TREC run file.
 
-    A ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON Lines;
+    Told apart by content: a file whose first object has ``resourceSpans`` is a trace file
+    (docs/traces.md; ``questions``, id to text, match its traces by their input); else a
+    ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON Lines;
     anything else is read as a TREC run. Only the first non-blank line is read to tell.
     """
     path = Path(path)
-    if path.suffix.lower() in JSONL_SUFFIXES or _first_character(path) in ("{", "[", '"'):
+    first = _first_line(path)
+    if is_trace_file(path, first):
+        return load_trace_run(path, questions)
+    if path.suffix.lower() in JSONL_SUFFIXES or first.lstrip()[:1] in ("{", "[", '"'):
         return load_run(path)
     from ragguard.testset.formats.trec_runs import load_trec_run
 
     return load_trec_run(path)
 
 
-def _first_character(path: Path) -> str:
-    """The first non-blank character, the file read a line at a time as bytes, so that a
-    line further on that is not text is left to the reader, which names the first such
-    line ("" when that line is not UTF-8: not JSON either)."""
+def is_trace_run_file(path: str | Path) -> bool:
+    """Whether :func:`load_run_file` reads ``path`` as a trace file (whose traces are matched
+    to questions by their text, so it is read once the questions are known)."""
+    path = Path(path)
+    return is_trace_file(path, _first_line(path))
+
+
+def _first_line(path: Path) -> str:
+    """The first non-blank line, stripped, the file read a line at a time as bytes, so that
+    a line further on that is not text is left to the reader, which names the first such
+    line (a first line that is not UTF-8 has replacement characters: not JSON either)."""
     check_is_file(path, "run file")
     try:
         with path.open("rb") as file:
             for raw in file:
                 line = raw.removeprefix(BOM).decode("utf-8", errors="replace").strip()
                 if line:
-                    return line[:1]
+                    return line
     except OSError as exc:
         raise cannot_read(path, "run file", exc) from None
     return ""
