@@ -170,6 +170,59 @@ def test_a_run_file_loads_or_is_one_input_error(text: str) -> None:
     _check_loader(load_corpus, "corpus.jsonl", text)
 
 
+def _attribute(key: str, value: dict[str, Any]) -> dict[str, Any]:
+    return {"key": key, "value": value}
+
+
+_SPANS = "resourceSpans", 0, "scopeSpans", 0, "spans"
+TRACE = {"resourceSpans": [{"scopeSpans": [{"spans": [
+    {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174",
+     "startTimeUnixNano": "1", "endTimeUnixNano": "9", "status": {"code": 2, "message": "x"},
+     "attributes": [_attribute("input.value", {"stringValue": "How do I authenticate?"})]},
+    {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "7uGbfsPBsXQ=",
+     "parentSpanId": "eee19b7ec3c1b174", "attributes": [
+        _attribute("openinference.span.kind", {"stringValue": "RETRIEVER"}),
+        _attribute("retrieval.documents.0.document.id", {"stringValue": "auth"}),
+        _attribute("retrieval.documents.0.document.score", {"doubleValue": 0.5}),
+        _attribute("llm.token_count.prompt", {"intValue": "17"}),
+        _attribute("gen_ai.retrieval.documents", {"stringValue": '[{"id": "a"}]'})]},
+]}]}]}  # fmt: skip
+TRACE_PATHS = [
+    ("resourceSpans",), ("resourceSpans", 0), ("resourceSpans", 0, "scopeSpans"),
+    (*_SPANS,), (*_SPANS, 0), (*_SPANS, 0, "traceId"), (*_SPANS, 1, "spanId"),
+    (*_SPANS, 1, "parentSpanId"), (*_SPANS, 0, "startTimeUnixNano"), (*_SPANS, 0, "status"),
+    (*_SPANS, 0, "status", "code"), (*_SPANS, 0, "attributes"), (*_SPANS, 0, "attributes", 0),
+    (*_SPANS, 0, "attributes", 0, "value"), (*_SPANS, 0, "attributes", 0, "value", "stringValue"),
+    (*_SPANS, 1, "attributes", 0, "value", "stringValue"), (*_SPANS, 1, "attributes", 1, "value"),
+    (*_SPANS, 1, "attributes", 2, "value", "doubleValue"), (*_SPANS, 1, "attributes", 3, "value"),
+    (*_SPANS, 1, "attributes", 4, "value", "stringValue"), (*_SPANS, 1, "name"),
+]  # fmt: skip
+
+
+def _edit_trace(path: tuple[Any, ...], value: Any, lines: int) -> str:
+    document = json.loads(json.dumps(TRACE))
+    container = document
+    for step in path[:-1]:
+        container = container[step]
+    container[path[-1]] = value
+    return _raw_numbers(json.dumps(document, ensure_ascii=False, indent=2 if lines else None))
+
+
+@PROPERTY
+@given(
+    text=st.builds(
+        _edit_trace,
+        st.sampled_from(TRACE_PATHS),
+        json_values,
+        st.integers(min_value=0, max_value=1),
+    )
+)
+def test_a_trace_file_loads_or_is_one_input_error(text: str) -> None:
+    _check_loader(
+        lambda path: load_run_file(path, {"q1": "How do I authenticate?"}), "t.json", text
+    )
+
+
 @PROPERTY
 @given(rows=tsv_texts)
 def test_trec_files_load_or_are_one_input_error(rows: list[list[str]]) -> None:

@@ -63,18 +63,24 @@ def attributes_to_dict(value: Any, key: str = "attributes") -> dict[str, Any]:
         raise BadValue(f"expected a list of {{key, value}}, found {type_name(value)}", key)
     result: dict[str, Any] = {}
     for index, item in enumerate(value):
-        name, decoded = _key_value(item, f"{key}[{index}]", 0)
+        name, decoded = _key_value(item, f"{key}[{index}]", 0, named=True)
         result[name] = decoded
     return result
 
 
-def _key_value(item: Any, key: str, depth: int) -> tuple[str, Any]:
+def _key_value(item: Any, key: str, depth: int, named: bool = False) -> tuple[str, Any]:
+    """One ``{key, value}`` pair; ``named``: an attribute, whose name the errors show."""
     if not isinstance(item, Mapping):
         raise BadValue(f"expected an object with 'key' and 'value', found {type_name(item)}", key)
     name = item.get("key")
     if not isinstance(name, str):
         raise BadValue(f"an attribute needs its 'key' as a string, found {shown(name)}", key)
-    return name, any_value(item.get("value"), f"{key}.value", depth)
+    try:
+        return name, any_value(item.get("value"), f"{key}.value", depth)
+    except BadValue as exc:
+        if not named:
+            raise
+        raise BadValue(f"attribute {name!r}: {exc.message}", exc.key) from None
 
 
 def any_value(value: Any, key: str, depth: int = 0) -> Any:
