@@ -4,7 +4,9 @@ The function is called with the question text, plus ``id`` and ``tags`` as keywo
 arguments when its signature accepts them, and for a turn of a conversation ``history``
 (the messages before it). It may be sync or async. It returns a mapping or
 an object with ``retrieved`` (chunk ids in rank order, or objects with ``id``, ``text``,
-``score``) and ``answer``.
+``score``) and ``answer``. When it is instrumented with OpenTelemetry, the spans of each call
+are captured (:mod:`ragguard.system.capture`): they give the steps, and whatever the
+function did not return.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from ragguard.config.model import SystemConfig
 from ragguard.core.errors import InputError
+from ragguard.results.records import RunRecord
 from ragguard.system.base import (
     Answer,
     SystemFailure,
@@ -31,6 +34,7 @@ from ragguard.system.base import (
     format_seconds,
     history_of,
 )
+from ragguard.system.capture import SpanCapture, with_captured
 from ragguard.testset.model import Question
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -45,6 +49,12 @@ class PythonAdapter:
         self.function = function
         self.accepted = _accepted_keywords(function)
         self.is_async = inspect.iscoroutinefunction(function)
+        self.capture = SpanCapture.start(f"spans of {target}")
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the capture of the system's spans skipped, one line each."""
+        return self.capture.notes if self.capture is not None else ()
 
     @classmethod
     def from_config(cls, system: SystemConfig, root: Path) -> PythonAdapter:
@@ -73,20 +83,35 @@ class PythonAdapter:
 
     def ask(self, question: Question, timeout: float) -> Answer:
         kwargs = self._keywords(question)
-        result = _call_with_timeout(
-            lambda: self._invoke(question.question, kwargs, timeout), timeout
+        result, record = _call_with_timeout(
+            lambda: self._traced(question, kwargs, timeout), timeout
         )
-        return answer_from_output(result, f"{self.target} returned")
+        return self._answer(result, record)
 
     def ask_in_place(self, question: Question, timeout: float) -> Answer:
         """:meth:`ask` on the calling thread, without a thread hand-off: the caller keeps
         the time of a sync function (the runner does, see ragguard/deadlines.py); an async
         one is still cancelled at ``timeout``."""
         try:
-            result = self._invoke(question.question, self._keywords(question), timeout)
+            result, record = self._traced(question, self._keywords(question), timeout)
         except Exception as exc:
             raise _failure(exc, timeout) from None
-        return answer_from_output(result, f"{self.target} returned")
+        return self._answer(result, record)
+
+    def _answer(self, result: Any, record: RunRecord | None) -> Answer:
+        answer = answer_from_output(result, f"{self.target} returned")
+        return with_captured(answer, result, record)
+
+    def _traced(
+        self, question: Question, kwargs: dict[str, Any], timeout: float
+    ) -> tuple[Any, RunRecord | None]:
+        """The function's result, and the record its spans give (None when not captured)."""
+        if self.capture is None:
+            return self._invoke(question.question, kwargs, timeout), None
+        with self.capture.call(question) as captured:
+            result = self._invoke(question.question, kwargs, timeout)
+            captured.returned(result)
+        return result, captured.record
 
     def _keywords(self, question: Question) -> dict[str, Any]:
         """The optional arguments the function accepts."""
@@ -216,6 +241,8 @@ def _failure(exc: BaseException, timeout: float) -> SystemFailure:
     """How the function's exception is recorded: a connection error may be retried."""
     if isinstance(exc, _Deadline):
         return SystemFailure(f"timed out after {format_seconds(timeout)}")
+    if isinstance(exc, SystemFailure):  # ragguard's own (the captured spans'), as it is
+        return exc
     message = str(exc)
     described = f"{type(exc).__name__}{': ' + message if message else ''}{_where(exc)}"
     if isinstance(exc, ConnectionError):

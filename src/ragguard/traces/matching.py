@@ -15,9 +15,10 @@ from pathlib import Path
 
 from ragguard.core.errors import InputError
 from ragguard.results.records import Run, RunRecord
+from ragguard.traces.otlp import RawSpan
 from ragguard.traces.records import trace_record
 from ragguard.traces.report import Skipped
-from ragguard.traces.trees import Span, Trace
+from ragguard.traces.trees import Span, Trace, group_traces, kept_spans
 
 
 class QuestionTexts:
@@ -91,3 +92,12 @@ def _twice(question_id: str, first: Span, second: Span, source: Path) -> InputEr
         "score each file on its own)",
         line=second.line,
     )
+
+
+def record_of_spans(
+    raw_spans: Iterable[RawSpan], question_id: str, skipped: Skipped, source: str
+) -> RunRecord | None:
+    """The record of one question from the spans of its one trace (captured while ragguard
+    asked it, so the question is known); None without a root span."""
+    traces = group_traces(kept_spans(raw_spans, source), skipped)
+    return trace_record(traces[0], question_id, skipped) if traces else None

@@ -260,8 +260,14 @@ def _exception_message(events: Any, path: str) -> str:
             attributes = attributes_to_dict(
                 event.get("attributes"), f"{path}.events[{index}].attributes"
             )
-            message = attributes.get("exception.message")
-            kind = attributes.get("exception.type")
-            if isinstance(message, str) and message:
-                return f"{kind}: {message}" if isinstance(kind, str) and kind else message
+            return exception_text(attributes)
     return ""
+
+
+def exception_text(attributes: Mapping[str, Any]) -> str:
+    """``Type: message`` of an ``exception`` event's attributes (``""`` without a message)."""
+    message = attributes.get("exception.message")
+    kind = attributes.get("exception.type")
+    if not isinstance(message, str) or not message:
+        return ""
+    return f"{kind}: {message}" if isinstance(kind, str) and kind else message

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ragguard.core.errors import Where
 from ragguard.results.records import Run
-from ragguard.traces.anyvalue import BadValue
-from ragguard.traces.conventions import span_facts
 from ragguard.traces.matching import QuestionTexts, run_of_traces
-from ragguard.traces.otlp import REQUEST_KEYS, RawSpan, iter_requests, iter_spans
+from ragguard.traces.otlp import REQUEST_KEYS, iter_requests, iter_spans
 from ragguard.traces.report import Skipped
-from ragguard.traces.trees import Span, group_traces
+from ragguard.traces.trees import group_traces, kept_spans
 
 _DOCUMENT_START = re.compile(r'\A\s*\{\s*"(?:resourceSpans|resource_spans)"\s*:')
 _HEAD_CHARACTERS = 4096
@@ -34,29 +31,9 @@ def load_trace_run(
     """
     path = Path(path)
     skipped = Skipped()
-    spans = _spans(iter_spans(iter_requests(path), path), path)
+    spans = kept_spans(iter_spans(iter_requests(path), path), path)
     traces = group_traces(spans, skipped)
     return run_of_traces(traces, QuestionTexts(questions), skipped, path)
-
-
-def _spans(raw_spans: Iterable[RawSpan], source: Path) -> Iterator[Span]:
-    for order, raw in enumerate(raw_spans):
-        try:
-            facts = span_facts(raw.attributes, raw.name, raw.parent_id is None, raw.path)
-        except BadValue as exc:
-            raise Where(source, raw.line).error(exc.message, key=exc.key) from None
-        yield Span(
-            raw.trace_id,
-            raw.span_id,
-            raw.parent_id,
-            raw.start,
-            raw.end,
-            raw.error,
-            raw.line,
-            raw.path,
-            order,
-            facts,
-        )
 
 
 def is_trace_file(path: Path, first_line: str) -> bool:

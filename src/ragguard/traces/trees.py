@@ -10,10 +10,14 @@ is walked once, so grouping is linear in the number of spans (plus a sort per tr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from ragguard.traces.conventions import SpanFacts
+from ragguard.core.errors import Where
+from ragguard.traces.anyvalue import BadValue
+from ragguard.traces.conventions import SpanFacts, span_facts
+from ragguard.traces.otlp import RawSpan
 from ragguard.traces.report import Skipped
 
 IN, ORPHAN, CYCLE, OTHER_ROOT = "in", "orphan", "cycle", "other root"
@@ -55,6 +59,28 @@ class Trace:
     trace_id: str
     root: Span
     spans: tuple[Span, ...]
+
+
+def kept_spans(raw_spans: Iterable[RawSpan], source: str | Path) -> Iterator[Span]:
+    """The spans as kept: the facts the conventions give, the attributes let go (a mistake
+    in an attribute is an InputError naming the span)."""
+    for order, raw in enumerate(raw_spans):
+        try:
+            facts = span_facts(raw.attributes, raw.name, raw.parent_id is None, raw.path)
+        except BadValue as exc:
+            raise Where(source, raw.line).error(exc.message, key=exc.key) from None
+        yield Span(
+            raw.trace_id,
+            raw.span_id,
+            raw.parent_id,
+            raw.start,
+            raw.end,
+            raw.error,
+            raw.line,
+            raw.path,
+            order,
+            facts,
+        )
 
 
 def group_traces(spans: Iterable[Span], skipped: Skipped) -> list[Trace]:
