@@ -26,8 +26,10 @@ def build_adapter(
         return HttpAdapter.from_config(system, root)
     if system.kind == "command":
         from ragguard.system.command import command_adapter
+        from ragguard.system.command_traces import with_traces
 
-        return command_adapter(system, root, log) if log else command_adapter(system, root)
+        command = command_adapter(system, root, log) if log else command_adapter(system, root)
+        return with_traces(command, system)
     from ragguard.system.recorded import RecordedAdapter
 
     return RecordedAdapter.from_config(system, root)

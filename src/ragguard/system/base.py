@@ -91,6 +91,14 @@ def adapter_notes(adapter: Adapter | BatchAdapter) -> tuple[str, ...]:
     return tuple(notes) if isinstance(notes, (tuple, list)) else ()
 
 
+def close_adapter(adapter: Adapter | BatchAdapter) -> None:
+    """Let an adapter release what it holds for the run (``close``, when it has one: a
+    traced command's OTLP receiver)."""
+    close = getattr(adapter, "close", None)
+    if callable(close):
+        close()
+
+
 def answer_from_output(value: Any, what: str = "the result") -> Answer:
     """Validate what a system returned: a mapping or an object with retrieved and answer.
 

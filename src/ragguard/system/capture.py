@@ -21,12 +21,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragguard.core.errors import InputError
 from ragguard.results.records import RunRecord
-from ragguard.system.base import Answer, SystemFailure
+from ragguard.system.base import SystemFailure
 from ragguard.testset.model import Question
 from ragguard.traces.conventions import INPUT, OUTPUT, QUESTION_ID, SPAN_KIND
 from ragguard.traces.matching import record_of_spans
@@ -34,7 +34,6 @@ from ragguard.traces.otlp import RawSpan, exception_text
 from ragguard.traces.report import Skipped
 
 SPAN_NAME = "ragguard.ask"
-OUTPUT_FIELDS = ("retrieved", "answer", "usage", "steps")
 
 
 @dataclass
@@ -135,30 +134,6 @@ class SpanCapture:
 def _answer_text(output: Any) -> str | None:
     value = output.get("answer") if isinstance(output, Mapping) else getattr(output, "answer", None)
     return value if isinstance(value, str) else None
-
-
-def with_captured(answer: Answer, output: Any, record: RunRecord | None) -> Answer:
-    """The system's answer, with what its spans say where the system returned nothing:
-    steps, retrieved, answer, usage; the trace id in ``meta``."""
-    if record is None:
-        return answer
-    given = _given_fields(output)
-    steps = answer.steps if "steps" in given else record.steps
-    gave_ranking = "retrieved" in given or "steps" in given
-    return replace(
-        answer,
-        steps=steps,
-        retrieved=answer.retrieved if gave_ranking else record.retrieved,
-        answer=answer.answer if "answer" in given else record.answer,
-        usage=answer.usage if answer.usage is not None else record.usage,
-        meta={**record.meta, **answer.meta},
-    )
-
-
-def _given_fields(output: Any) -> set[str]:
-    if isinstance(output, Mapping):
-        return {name for name in OUTPUT_FIELDS if output.get(name) is not None}
-    return {name for name in OUTPUT_FIELDS if getattr(output, name, None) is not None}
 
 
 def raw_span(span: Any, place: str) -> RawSpan:

@@ -34,7 +34,8 @@ from ragguard.system.base import (
     format_seconds,
     history_of,
 )
-from ragguard.system.capture import SpanCapture, with_captured
+from ragguard.system.capture import SpanCapture
+from ragguard.system.received import with_trace
 from ragguard.testset.model import Question
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -100,7 +101,7 @@ class PythonAdapter:
 
     def _answer(self, result: Any, record: RunRecord | None) -> Answer:
         answer = answer_from_output(result, f"{self.target} returned")
-        return with_captured(answer, result, record)
+        return with_trace(answer, record)
 
     def _traced(
         self, question: Question, kwargs: dict[str, Any], timeout: float

@@ -20,7 +20,13 @@ from ragguard.core.streams import shown_only
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord
 from ragguard.system import build_adapter
-from ragguard.system.base import Adapter, BatchAdapter, adapter_notes, error_record
+from ragguard.system.base import (
+    Adapter,
+    BatchAdapter,
+    adapter_notes,
+    close_adapter,
+    error_record,
+)
 from ragguard.system.outcome import RunOutcome, outcome_failure_lines
 from ragguard.system.pool import EarlyStop, early_stop_for, run_questions
 from ragguard.system.progress import NoProgress, Progress, make_progress
@@ -122,14 +128,17 @@ def run_config(
         adapter.check_known(whole.questions)
     if isinstance(adapter, PythonAdapter):
         adapter.check_questions(testset.questions)
-    outcome = run_passes(
-        adapter,
-        testset.questions,
-        config.system.run,
-        done=done,
-        on_record=on_record,
-        progress_stream=progress_stream,
-    )
+    try:
+        outcome = run_passes(
+            adapter,
+            testset.questions,
+            config.system.run,
+            done=done,
+            on_record=on_record,
+            progress_stream=progress_stream,
+        )
+    finally:
+        close_adapter(adapter)
     return SuiteRun(
         testset, outcome, adapter.identity(), generation, selection, adapter_notes(adapter)
     )

@@ -55,7 +55,7 @@ def run_of_traces(
 def _question_of(
     trace: Trace, questions: QuestionTexts, skipped: Skipped, source: Path
 ) -> str | None:
-    named = _named_question(trace, source)
+    named = named_question(trace, source)
     if named is not None:
         return named
     ids = questions.ids_of(trace.root.facts.input)
@@ -65,7 +65,9 @@ def _question_of(
     return None
 
 
-def _named_question(trace: Trace, source: Path) -> str | None:
+def named_question(trace: Trace, source: str | Path) -> str | None:
+    """The question the trace's spans name in ``ragguard.question.id`` (None: none does);
+    two different ones are an InputError naming both spans."""
     first: Span | None = None
     for span in trace.spans:
         named = span.facts.question_id

@@ -32,6 +32,16 @@ REASONS = {
         "ragguard.question.id to say which",
         "skipped",
     ),
+    "two questions": (
+        "trace",
+        "its spans name two questions in ragguard.question.id",
+        "skipped",
+    ),
+    "second trace": (
+        "trace",
+        "a second trace for a question that already has one (the first is kept)",
+        "skipped",
+    ),
     "without id": (
         "retrieved document",
         "no document.id (nor an id in document.metadata)",

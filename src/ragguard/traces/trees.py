@@ -65,22 +65,27 @@ def kept_spans(raw_spans: Iterable[RawSpan], source: str | Path) -> Iterator[Spa
     """The spans as kept: the facts the conventions give, the attributes let go (a mistake
     in an attribute is an InputError naming the span)."""
     for order, raw in enumerate(raw_spans):
-        try:
-            facts = span_facts(raw.attributes, raw.name, raw.parent_id is None, raw.path)
-        except BadValue as exc:
-            raise Where(source, raw.line).error(exc.message, key=exc.key) from None
-        yield Span(
-            raw.trace_id,
-            raw.span_id,
-            raw.parent_id,
-            raw.start,
-            raw.end,
-            raw.error,
-            raw.line,
-            raw.path,
-            order,
-            facts,
-        )
+        yield kept_span(raw, order, source)
+
+
+def kept_span(raw: RawSpan, order: int, source: str | Path) -> Span:
+    """One span as kept; ``order`` is its place among the spans read (ties in start time)."""
+    try:
+        facts = span_facts(raw.attributes, raw.name, raw.parent_id is None, raw.path)
+    except BadValue as exc:
+        raise Where(source, raw.line).error(exc.message, key=exc.key) from None
+    return Span(
+        raw.trace_id,
+        raw.span_id,
+        raw.parent_id,
+        raw.start,
+        raw.end,
+        raw.error,
+        raw.line,
+        raw.path,
+        order,
+        facts,
+    )
 
 
 def group_traces(spans: Iterable[Span], skipped: Skipped) -> list[Trace]:

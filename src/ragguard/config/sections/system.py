@@ -26,7 +26,7 @@ ADAPTER_KINDS = ("python", "command", "http", "recorded")
 RUN_KEYS = ("concurrency", "timeout", "retries", "max_error_rate", "repeat")
 ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     "python": (),
-    "command": ("mode", "env"),
+    "command": ("mode", "env", "traces"),
     "http": ("method", "headers", "body", "params", "response"),
     "recorded": (),
 }
