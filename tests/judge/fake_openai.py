@@ -16,6 +16,8 @@ can misbehave on demand: each request takes the next behaviour from ``script``, 
 - ``lone_surrogate``: a correct reply with a note holding a lone surrogate (escaped in the
   completion's JSON)
 - ``hang``: sleep ``hang_seconds`` before answering (to trigger the client's timeout)
+- ``echo``: not a judge: a plain chat reply, ``echo: `` and the last message's text (a
+  system under test's model calls, tests/traces)
 
 It counts requests (``calls``, also served at ``GET /calls``), keeps each request (``requests``: path, query, headers,
 body) and the most requests in flight at once (``max_in_flight``). ``barrier`` (a
@@ -268,6 +270,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if behaviour == "envelope":
             self._send(200, {"unexpected": True})
+            return
+        if behaviour == "echo":
+            self._send(200, completion(f"echo: {body['messages'][-1]['content']}"))
             return
         if behaviour == "slow":
             time.sleep(fake.slow_seconds)

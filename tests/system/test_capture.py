@@ -3,6 +3,7 @@ its spans, with no change to its code; the same run exported and read back is th
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -206,3 +207,92 @@ def test_what_the_capture_skipped_is_a_note_after_the_run(
         f"ragguard: spans of {module_name}.rag:answer: 4 retrieved documents skipped: no "
         "document.id (nor an id in document.metadata) (the first at the call for "
     )
+
+
+LANGCHAIN_SYSTEM = """\
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableLambda
+from openinference.instrumentation.langchain import LangChainInstrumentor
+
+LangChainInstrumentor().instrument()  # the system's own set-up: the global tracer provider
+DOCS = {"auth": ["authentication", "errors"], "rate": ["rate-limits"], "page": ["pagination"]}
+
+
+class Retriever(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager):
+        return [Document(page_content=f"about {doc}", metadata={"id": doc}) for doc in DOCS[query]]
+
+
+chain = RunnableLambda(lambda question_id: Retriever().invoke(question_id)) | RunnableLambda(
+    lambda documents: " ".join(document.page_content for document in documents))
+
+
+def answer(question, id):
+    return {"answer": chain.invoke(id)}
+"""
+
+
+def test_a_langchain_system_captured_in_process_reads_back_the_same(
+    suite_dir: Path, module_name: str, make_config, run_suite, exported
+) -> None:
+    """openinference-instrumentation-langchain on the global provider, set up by the
+    system's module: its retriever's spans are the steps, and its exported spans read back
+    to the same records."""
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    package = suite_dir / module_name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "rag.py").write_text(LANGCHAIN_SYSTEM, encoding="utf-8")
+    try:
+        captured = run_suite(make_config(f"python: {module_name}.rag:answer")).records
+    finally:
+        LangChainInstrumentor().uninstrument()
+    auth = captured["auth"]
+    assert auth.steps == (
+        Step(RETRIEVAL, "auth", (Chunk("authentication", "about authentication"),
+                                 Chunk("errors", "about errors"))),
+    )  # fmt: skip
+    assert auth.answer == "about authentication about errors"
+    path = suite_dir / "exported.json"
+    path.write_text(collector_lines([exported.get_finished_spans()]), encoding="utf-8")
+    read = load_trace_run(path)
+    assert read.notes == ()
+    for question_id, record in captured.items():
+        assert read.records[question_id].steps == record.steps
+        assert read.records[question_id].retrieved == record.retrieved
+        assert read.records[question_id].answer == record.answer
+        assert read.records[question_id].meta == record.meta
+
+
+def test_run_in_process_and_score_of_the_exported_file_agree(
+    suite_dir: Path, module_name: str, make_config, ragguard_cli, exported
+) -> None:
+    """Through the CLI: ``ragguard run`` of the instrumented system, and ``ragguard score``
+    of the file its exporter wrote, give the same results (but the measured latencies)."""
+    write_agent(suite_dir, module_name, '{"answer": "see the docs"}')
+    make_config(f"python: {module_name}.rag:answer")
+    ran = ragguard_cli(
+        "run", "--config", suite_dir / "ragguard.yml", "--out", suite_dir / "ran.json"
+    )
+    assert ran.exit_code == 0, ran.stderr
+    path = suite_dir / "exported.jsonl"
+    path.write_text(collector_lines([exported.get_finished_spans()]), encoding="utf-8")
+    scored = ragguard_cli(
+        "score",
+        "--testset",
+        suite_dir / "testset.yaml",
+        "--run",
+        path,
+        "--out",
+        suite_dir / "scored.json",
+    )
+    assert scored.exit_code == 0, scored.stderr
+    results = [json.loads((suite_dir / name).read_text()) for name in ("ran.json", "scored.json")]
+    kept = ("id", "status", "metrics", "retrieved", "answer", "usage", "error")
+    questions = [[{k: q[k] for k in kept} for q in r["questions"]] for r in results]
+    assert questions[0] == questions[1]
+    assert len(questions[0]) == 3 and questions[0][0]["metrics"]["mrr"] == 1.0
+    summaries = [{name: m["value"] for name, m in r["summary"].items()} for r in results]
+    assert summaries[0] == summaries[1]
