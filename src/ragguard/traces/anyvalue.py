@@ -17,7 +17,6 @@ import base64
 import binascii
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from ragguard.core.sources import shown, type_name
@@ -59,35 +58,46 @@ def attributes_to_dict(value: Any, key: str = "attributes") -> dict[str, Any]:
     the OpenTelemetry SDK keeps it)."""
     if value is None:
         return {}
-    if not isinstance(value, list):
+    if type(value) is not list:
         raise BadValue(f"expected a list of {{key, value}}, found {type_name(value)}", key)
     result: dict[str, Any] = {}
     for index, item in enumerate(value):
-        name, decoded = _key_value(item, f"{key}[{index}]", 0, named=True)
+        try:
+            name, decoded = _attribute(item)
+        except BadValue as exc:
+            raise BadValue(exc.message, f"{key}[{index}]{exc.key}") from None
         result[name] = decoded
     return result
 
 
-def _key_value(item: Any, key: str, depth: int, named: bool = False) -> tuple[str, Any]:
-    """One ``{key, value}`` pair; ``named``: an attribute, whose name the errors show."""
-    if not isinstance(item, Mapping):
-        raise BadValue(f"expected an object with 'key' and 'value', found {type_name(item)}", key)
-    name = item.get("key")
-    if not isinstance(name, str):
-        raise BadValue(f"an attribute needs its 'key' as a string, found {shown(name)}", key)
+def _attribute(item: Any) -> tuple[str, Any]:
+    """One attribute; errors name the attribute, their key is below the item."""
+    name, value = _pair(item)
+    if type(value) is dict and len(value) == 1:  # the common case, decoded inline
+        text = value.get("stringValue")
+        if type(text) is str:
+            return name, text
     try:
-        return name, any_value(item.get("value"), f"{key}.value", depth)
+        return name, any_value(value, ".value")
     except BadValue as exc:
-        if not named:
-            raise
         raise BadValue(f"attribute {name!r}: {exc.message}", exc.key) from None
 
 
+def _pair(item: Any) -> tuple[str, Any]:
+    if type(item) is not dict:
+        raise BadValue(f"expected an object with 'key' and 'value', found {type_name(item)}", "")
+    name = item.get("key")
+    if type(name) is not str:
+        raise BadValue(f"an attribute needs its 'key' as a string, found {shown(name)}", "")
+    return name, item.get("value")
+
+
 def any_value(value: Any, key: str, depth: int = 0) -> Any:
-    """One ``AnyValue`` decoded: str, int, float, bool, list, dict, bytes or None."""
+    """One ``AnyValue`` decoded: str, int, float, bool, list, dict, bytes or None; ``key``
+    names it in errors."""
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if type(value) is not dict:
         raise BadValue(
             f'expected an AnyValue object such as {{"stringValue": ...}}, found {type_name(value)}',
             key,
@@ -102,74 +112,76 @@ def any_value(value: Any, key: str, depth: int = 0) -> Any:
     kind = VALUE_FIELDS.get(field)
     if kind is None:
         raise BadValue(f"unknown AnyValue field {field!r}; expected one of {_NAMES}", key)
-    return _DECODERS[kind](inner, f"{key}.{field}", depth)
+    try:
+        return _DECODERS[kind](inner, depth)
+    except BadValue as exc:
+        raise BadValue(exc.message, f"{key}.{field}{exc.key}") from None
 
 
-def _string(inner: Any, key: str, depth: int) -> str:
-    if not isinstance(inner, str):
-        raise BadValue(f"expected a string, found {type_name(inner)}", key)
+def _string(inner: Any, depth: int) -> str:
+    if type(inner) is not str:
+        raise BadValue(f"expected a string, found {type_name(inner)}", "")
     return inner
 
 
-def _int(inner: Any, key: str, depth: int) -> int:
-    if isinstance(inner, int) and not isinstance(inner, bool):
+def _int(inner: Any, depth: int) -> int:
+    if type(inner) is int:
         return inner
-    if isinstance(inner, str) and _INTEGER.fullmatch(inner):
+    if type(inner) is str and _INTEGER.fullmatch(inner):
         return int(inner)
-    raise BadValue(
-        f"expected a whole number (or its digits as a string), found {shown(inner)}", key
-    )
+    raise BadValue(f"expected a whole number (or its digits as a string), found {shown(inner)}", "")
 
 
-def _double(inner: Any, key: str, depth: int) -> float:
-    if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+def _double(inner: Any, depth: int) -> float:
+    if type(inner) in (int, float):
         return float(inner)
-    if isinstance(inner, str):
+    if type(inner) is str:
         if inner in _SPECIAL_DOUBLES:
             return _SPECIAL_DOUBLES[inner]
         try:
             return float(inner)
         except ValueError:
             pass
-    raise BadValue(f"expected a number, found {shown(inner)}", key)
+    raise BadValue(f"expected a number, found {shown(inner)}", "")
 
 
-def _bool(inner: Any, key: str, depth: int) -> bool:
-    if not isinstance(inner, bool):
-        raise BadValue(f"expected true or false, found {shown(inner)}", key)
+def _bool(inner: Any, depth: int) -> bool:
+    if type(inner) is not bool:
+        raise BadValue(f"expected true or false, found {shown(inner)}", "")
     return inner
 
 
-def _array(inner: Any, key: str, depth: int) -> list[Any]:
-    values = _values(inner, key)
-    return [
-        any_value(item, f"{key}.values[{index}]", depth + 1) for index, item in enumerate(values)
-    ]
+def _array(inner: Any, depth: int) -> list[Any]:
+    values = _values(inner)
+    return [any_value(item, f".values[{index}]", depth + 1) for index, item in enumerate(values)]
 
 
-def _kvlist(inner: Any, key: str, depth: int) -> dict[str, Any]:
-    values = _values(inner, key)
-    pairs = (
-        _key_value(item, f"{key}.values[{index}]", depth + 1) for index, item in enumerate(values)
-    )
-    return dict(pairs)
+def _kvlist(inner: Any, depth: int) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for index, item in enumerate(_values(inner)):
+        try:
+            name, value = _pair(item)
+        except BadValue as exc:
+            raise BadValue(exc.message, f".values[{index}]{exc.key}") from None
+        result[name] = any_value(value, f".values[{index}].value", depth + 1)
+    return result
 
 
-def _values(inner: Any, key: str) -> list[Any]:
-    if not isinstance(inner, Mapping):
-        raise BadValue(f"expected an object with 'values', found {type_name(inner)}", key)
+def _values(inner: Any) -> list[Any]:
+    if type(inner) is not dict:
+        raise BadValue(f"expected an object with 'values', found {type_name(inner)}", "")
     values = inner.get("values")
     if values is None:
         return []
-    if not isinstance(values, list):
-        raise BadValue(f"expected a list, found {type_name(values)}", f"{key}.values")
+    if type(values) is not list:
+        raise BadValue(f"expected a list, found {type_name(values)}", ".values")
     return values
 
 
-def _bytes(inner: Any, key: str, depth: int) -> bytes:
-    decoded = base64_bytes(inner) if isinstance(inner, str) else None
+def _bytes(inner: Any, depth: int) -> bytes:
+    decoded = base64_bytes(inner) if type(inner) is str else None
     if decoded is None:
-        raise BadValue(f"expected base64 text, found {shown(inner)}", key)
+        raise BadValue(f"expected base64 text, found {shown(inner)}", "")
     return decoded
 
 
@@ -198,5 +210,5 @@ _DECODERS = {
 _NAMES = "stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue, bytesValue"
 
 
-def _listed(value: Mapping[str, Any]) -> str:
+def _listed(value: dict[str, Any]) -> str:
     return ", ".join(repr(str(name)) for name in value)

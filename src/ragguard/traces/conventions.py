@@ -27,7 +27,7 @@ SPAN_KIND = "openinference.span.kind"
 OPERATION = "gen_ai.operation.name"
 INPUT, OUTPUT = "input.value", "output.value"
 SESSION_IDS = ("session.id", "gen_ai.conversation.id")
-QUERIES = {RETRIEVAL: (INPUT, "gen_ai.retrieval.query.text")}
+QUERY_NAMES = (INPUT, "gen_ai.retrieval.query.text")  # GenAI spans: the other way round
 TOOL_NAMES = ("tool.name", "gen_ai.tool.name")
 TOOL_ARGUMENTS = (INPUT, "tool_call.function.arguments", "gen_ai.tool.call.arguments")
 GENAI_ARGUMENTS_FIRST = ("gen_ai.tool.call.arguments", INPUT, "tool_call.function.arguments")
@@ -84,9 +84,7 @@ def span_facts(attributes: Mapping[str, Any], name: str, is_root: bool, key: str
     texts = (_text(attributes, INPUT, key), _output(attributes, key)) if is_root else (None, None)
     if kind == RETRIEVAL:
         ranking = ranking_of(attributes, key)
-        query = _first_text(
-            attributes, QUERIES[RETRIEVAL][::-1] if genai else QUERIES[RETRIEVAL], key
-        )
+        query = _first_text(attributes, QUERY_NAMES[::-1] if genai else QUERY_NAMES, key)
         step = Step(RETRIEVAL, query=query, retrieved=ranking.chunks)
         return SpanFacts(
             step, *texts, None, question_id, session_id, ranking.without_id, ranking.repeated

@@ -41,32 +41,30 @@ class Ranking:
 
 def ranking_of(attributes: Mapping[str, Any], key: str) -> Ranking:
     """The span's documents as a ranking (OpenInference's first, else GenAI's)."""
-    documents = _openinference_documents(attributes, key)
-    if not documents and GENAI_DOCUMENTS in attributes:
-        documents = _genai_documents(attributes[GENAI_DOCUMENTS], key)
-    return _ranking(documents, key)
+    try:
+        documents = _openinference_documents(attributes)
+        if not documents and GENAI_DOCUMENTS in attributes:
+            documents = _genai_documents(attributes[GENAI_DOCUMENTS])
+        return _ranking(documents)
+    except BadValue as exc:
+        raise BadValue(exc.message, f"{key} attribute {exc.key!r}") from None
 
 
-def _openinference_documents(attributes: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+def _openinference_documents(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The flattened documents in rank order: each one's fields as (attribute name, value);
+    errors name the attribute."""
     structured = attributes.get(OPENINFERENCE_DOCUMENTS)
     if isinstance(structured, list):
-        return [
-            _document_fields(item, f"{key} attribute {OPENINFERENCE_DOCUMENTS!r}")
-            for item in structured
-        ]
+        return [_document_fields(item, OPENINFERENCE_DOCUMENTS) for item in structured]
     by_index: dict[int, dict[str, Any]] = {}
+    start, field_start = len(_PREFIX), len(_FIELD_PREFIX)
     for name, value in attributes.items():
         if not name.startswith(_PREFIX):
             continue
-        index, _, field = name[len(_PREFIX) :].partition(".")
-        if index.isascii() and index.isdigit() and field.startswith(_FIELD_PREFIX):
-            by_index.setdefault(int(index), {})[field[len(_FIELD_PREFIX) :]] = (name, value)
-    return [_named_fields(by_index[index], key) for index in sorted(by_index)]
-
-
-def _named_fields(fields: Mapping[str, tuple[str, Any]], key: str) -> dict[str, Any]:
-    """One flattened document: its fields, each with the attribute it came from."""
-    return {field: (f"{key} attribute {name!r}", value) for field, (name, value) in fields.items()}
+        index, _, field = name[start:].partition(".")
+        if index.isdigit() and index.isascii() and field.startswith(_FIELD_PREFIX):
+            by_index.setdefault(int(index), {})[field[field_start:]] = (name, value)
+    return [by_index[index] for index in sorted(by_index)]
 
 
 def _document_fields(item: Any, key: str) -> dict[str, Any]:
@@ -79,8 +77,7 @@ def _document_fields(item: Any, key: str) -> dict[str, Any]:
     return fields
 
 
-def _genai_documents(value: Any, key: str) -> list[dict[str, Any]]:
-    where = f"{key} attribute {GENAI_DOCUMENTS!r}"
+def _genai_documents(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -88,14 +85,16 @@ def _genai_documents(value: Any, key: str) -> list[dict[str, Any]]:
             raise BadValue(
                 'expected a list of {"id", "score"} objects or its JSON text, found text '
                 "that is not JSON",
-                where,
+                GENAI_DOCUMENTS,
             ) from None
     if not isinstance(value, list):
-        raise BadValue(f'expected a list of {{"id", "score"}} objects, found {shown(value)}', where)
-    return [_document_fields(item, where) for item in value]
+        raise BadValue(
+            f'expected a list of {{"id", "score"}} objects, found {shown(value)}', GENAI_DOCUMENTS
+        )
+    return [_document_fields(item, GENAI_DOCUMENTS) for item in value]
 
 
-def _ranking(documents: list[dict[str, Any]], key: str) -> Ranking:
+def _ranking(documents: list[dict[str, Any]]) -> Ranking:
     chunks: list[Chunk] = []
     seen: set[str] = set()
     without_id = repeated = 0
@@ -142,7 +141,7 @@ def _content(fields: Mapping[str, tuple[str, Any]]) -> str | None:
     where, value = fields.get("content", (None, None))
     if value is None or isinstance(value, str):
         return value
-    raise BadValue(f"expected the document's text as a string, found {shown(value)}", str(where))
+    raise BadValue(f"expected the document's text as a string, found {shown(value)}", where)
 
 
 def _score(fields: Mapping[str, tuple[str, Any]]) -> float | None:
@@ -153,4 +152,4 @@ def _score(fields: Mapping[str, tuple[str, Any]]) -> float | None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) if math.isfinite(value) else None
-    raise BadValue(f"expected a number, found {shown(value)}", str(where))
+    raise BadValue(f"expected a number, found {shown(value)}", where)

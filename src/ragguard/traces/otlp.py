@@ -27,14 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import (
-    iter_lines,
-    number_problem,
-    parse_json_value,
-    read_text,
-    shown,
-    type_name,
-)
+from ragguard.core.sources import iter_lines, number_problem, read_text, shown, type_name
 from ragguard.traces.anyvalue import BadValue, attributes_to_dict, base64_bytes
 
 WHAT = "trace file"
@@ -43,6 +36,27 @@ _ERROR_CODES = (2, "STATUS_CODE_ERROR")
 _OTHER_CODES = (0, 1, "STATUS_CODE_UNSET", "STATUS_CODE_OK")
 _HEX = frozenset("0123456789abcdefABCDEF")
 REQUEST_KEYS = ("resourceSpans", "resource_spans")
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a valid JSON number; write a number, or its text in quotes")
+
+
+# Trace files are large and made of many small objects: parsed at C speed, with no hook
+# per object (so a key repeated in one object keeps its last value, as json does).
+_JSON = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def parse_json_value(text: str) -> Any:
+    """One JSON value (NaN and Infinity refused); ValueError says what is wrong."""
+    try:
+        return _JSON.decode(text)
+    except RecursionError:
+        raise ValueError("nested too deeply (hundreds of levels of lists or mappings)") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise ValueError(number_problem(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +143,7 @@ def iter_spans(requests: Iterable[tuple[int | None, Any]], source: Path) -> Iter
 
 
 def _request_spans(request: Any, line: int | None) -> Iterator[RawSpan]:
-    if not isinstance(request, Mapping):
+    if not isinstance(request, dict):
         raise BadValue(
             f'expected an ExportTraceServiceRequest object {{"resourceSpans": [...]}}, '
             f"found {type_name(request)}",
@@ -150,7 +164,7 @@ def _request_spans(request: Any, line: int | None) -> Iterator[RawSpan]:
 
 def _scope_lists(resource: Any, key: str) -> Iterator[tuple[str, Any]]:
     """The scope spans of a resource (``instrumentationLibrarySpans`` in OTLP before 0.15)."""
-    if not isinstance(resource, Mapping):
+    if not isinstance(resource, dict):
         raise BadValue(f"expected an object, found {type_name(resource)}", key)
     legacy = ("instrumentationLibrarySpans", "instrumentation_library_spans")
     for camel, snake in (("scopeSpans", "scope_spans"), legacy):
@@ -159,7 +173,7 @@ def _scope_lists(resource: Any, key: str) -> Iterator[tuple[str, Any]]:
 
 def _items(obj: Any, camel: str, snake: str, key: str) -> Iterator[tuple[str, Any]]:
     """(key path, item) of a repeated field (missing: none, as protobuf leaves it out)."""
-    if not isinstance(obj, Mapping):
+    if not isinstance(obj, dict):
         raise BadValue(f"expected an object, found {type_name(obj)}", key)
     values = _field(obj, camel, snake)
     path = f"{key}.{camel}" if key else camel
@@ -177,7 +191,7 @@ def _field(obj: Mapping[str, Any], camel: str, snake: str) -> Any:
 
 
 def _span(span: Any, line: int | None, path: str) -> RawSpan:
-    if not isinstance(span, Mapping):
+    if not isinstance(span, dict):
         raise BadValue(f"expected a span object, found {type_name(span)}", path)
     trace_id = _id(_field(span, "traceId", "trace_id"), TRACE_ID_BYTES, f"{path}.traceId")
     span_id = _id(_field(span, "spanId", "span_id"), SPAN_ID_BYTES, f"{path}.spanId")
@@ -235,7 +249,7 @@ def _status_error(span: Mapping[str, Any], path: str) -> str | None:
     status = span.get("status")
     if status is None:
         return None
-    if not isinstance(status, Mapping):
+    if not isinstance(status, dict):
         raise BadValue(f"expected an object, found {type_name(status)}", f"{path}.status")
     code = status.get("code", 0)
     if code in _OTHER_CODES and not isinstance(code, bool):
@@ -256,7 +270,7 @@ def _exception_message(events: Any, path: str) -> str:
     if not isinstance(events, list):
         return ""
     for index, event in enumerate(events):
-        if isinstance(event, Mapping) and event.get("name") == "exception":
+        if isinstance(event, dict) and event.get("name") == "exception":
             attributes = attributes_to_dict(
                 event.get("attributes"), f"{path}.events[{index}].attributes"
             )

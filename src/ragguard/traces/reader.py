@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ragguard.core.bulk import collector_paused
 from ragguard.results.records import Run
 from ragguard.traces.matching import QuestionTexts, run_of_traces
 from ragguard.traces.otlp import REQUEST_KEYS, iter_requests, iter_spans
@@ -27,13 +28,16 @@ def load_trace_run(
 ) -> Run:
     """The run a trace file records; ``questions`` (id: text) match traces by their input.
 
-    The run's ``notes`` say what was skipped, one line per reason.
+    The run's ``notes`` say what was skipped, one line per reason. The cyclic garbage
+    collector is paused meanwhile: the spans kept can form no cycle, and walking them over
+    and over as they pile up made reading grow faster than the file (benchmarks/traces.py).
     """
     path = Path(path)
     skipped = Skipped()
-    spans = kept_spans(iter_spans(iter_requests(path), path), path)
-    traces = group_traces(spans, skipped)
-    return run_of_traces(traces, QuestionTexts(questions), skipped, path)
+    with collector_paused():
+        spans = kept_spans(iter_spans(iter_requests(path), path), path)
+        traces = group_traces(spans, skipped)
+        return run_of_traces(traces, QuestionTexts(questions), skipped, path)
 
 
 def is_trace_file(path: Path, first_line: str) -> bool:
