@@ -1,7 +1,8 @@
 """Out of memory while reading an input is one line naming the file, exit 2 (not a bare
 MemoryError traceback). The address space of a real `ragguard score` process is capped
-below what the file needs: a YAML test set (read whole) and a JSON Lines run whose one
-line is too long (read as a stream, one line at a time)."""
+below what the file needs: a YAML test set (read whole), and a JSON Lines run and a trace
+file whose one line is too long (read as a stream, one line at a time; which kind of file a
+run is is told from its first bytes alone)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,13 @@ def _write_huge(path: Path, head: str, tail: str) -> None:
             '"}\n',
             ["--testset", "testset.yaml", "--run", "run.jsonl"],
             "run file",
+        ),
+        (
+            "traces.json",
+            '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "',
+            '"}]}]}]}\n',
+            ["--testset", "testset.yaml", "--run", "traces.json"],
+            "trace file",
         ),
     ],
 )

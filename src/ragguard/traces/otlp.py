@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.core.errors import InputError, Where
-from ragguard.core.sources import iter_lines, number_problem, read_text, shown, type_name
+from ragguard.core.sources import (
+    iter_lines,
+    number_problem,
+    out_of_memory,
+    read_text,
+    shown,
+    type_name,
+)
 from ragguard.traces.anyvalue import BadValue, attributes_to_dict, base64_bytes
 
 WHAT = "trace file"
@@ -96,6 +103,8 @@ def iter_requests(path: Path) -> Iterator[tuple[int | None, Any]]:
             return
         except ValueError as exc:
             raise InputError(path, f"invalid JSON: {exc}", line=number) from None
+        except MemoryError:
+            raise out_of_memory(path, WHAT) from None
         yield number, first
         break
     for number, line in lines:
@@ -115,6 +124,8 @@ def _json_line(line: str, number: int, path: Path) -> Any:
         ) from None
     except ValueError as exc:
         raise InputError(path, f"invalid JSON: {exc}", line=number) from None
+    except MemoryError:
+        raise out_of_memory(path, WHAT) from None
 
 
 def _whole_document(path: Path) -> Any:
@@ -130,6 +141,8 @@ def _whole_document(path: Path) -> Any:
         ) from None
     except ValueError as exc:
         raise InputError(path, f"invalid JSON: {number_problem(exc)}") from None
+    except MemoryError:
+        raise out_of_memory(path, WHAT) from None
 
 
 def iter_spans(requests: Iterable[tuple[int | None, Any]], source: Path) -> Iterator[RawSpan]:

@@ -7,7 +7,6 @@ its record; :func:`is_trace_file` tells a trace file from a run file by its cont
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -15,12 +14,11 @@ from pathlib import Path
 from ragguard.core.bulk import collector_paused
 from ragguard.results.records import Run
 from ragguard.traces.matching import QuestionTexts, run_of_traces
-from ragguard.traces.otlp import REQUEST_KEYS, iter_requests, iter_spans
+from ragguard.traces.otlp import iter_requests, iter_spans
 from ragguard.traces.report import Skipped
 from ragguard.traces.trees import group_traces, kept_spans
 
-_DOCUMENT_START = re.compile(r'\A\s*\{\s*"(?:resourceSpans|resource_spans)"\s*:')
-_HEAD_CHARACTERS = 4096
+_REQUEST_START = re.compile(r'\s*\{\s*"(?:resourceSpans|resource_spans)"\s*:')
 
 
 def load_trace_run(
@@ -40,21 +38,8 @@ def load_trace_run(
         return run_of_traces(traces, QuestionTexts(questions), skipped, path)
 
 
-def is_trace_file(path: Path, first_line: str) -> bool:
-    """Whether the file whose first non-blank line is ``first_line`` holds OTLP traces: that
-    line is a JSON object with ``resourceSpans``, or it starts a document whose first key
-    is ``resourceSpans``."""
-    try:
-        first = json.loads(first_line)
-    except (ValueError, RecursionError):
-        return _document_starts_with_spans(path)
-    return isinstance(first, dict) and any(key in first for key in REQUEST_KEYS)
-
-
-def _document_starts_with_spans(path: Path) -> bool:
-    try:
-        with path.open(encoding="utf-8-sig", errors="replace") as file:
-            head = file.read(_HEAD_CHARACTERS)
-    except OSError:
-        return False
-    return _DOCUMENT_START.match(head) is not None
+def is_trace_file(head: str) -> bool:
+    """Whether a file whose text starts with ``head`` (from its first non-blank character)
+    holds OTLP traces: its first object starts with ``resourceSpans`` (the only field of an
+    ExportTraceServiceRequest), on one line or over many."""
+    return _REQUEST_START.match(head) is not None

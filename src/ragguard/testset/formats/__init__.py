@@ -10,6 +10,7 @@ from ragguard.results.records import Run, load_run
 from ragguard.traces.reader import is_trace_file, load_trace_run
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+HEAD_BYTES = 64 * 1024
 
 
 def load_run_file(
@@ -17,16 +18,16 @@ def load_run_file(
 ) -> Run:
     """A recorded run in JSON Lines, a trace file (OTLP JSON), or a TREC run file.
 
-    Told apart by content: a file whose first object has ``resourceSpans`` is a trace file
-    (docs/traces.md; ``questions``, id to text, match its traces by their input); else a
-    ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON Lines;
-    anything else is read as a TREC run. Only the first non-blank line is read to tell.
+    Told apart by content: a file whose first object starts with ``resourceSpans`` is a
+    trace file (docs/traces.md; ``questions``, id to text, match its traces by their input);
+    else a ``.jsonl``/``.ndjson``/``.json`` name, or text that starts like JSON, is JSON
+    Lines; anything else is read as a TREC run. Only the file's first bytes are read to tell.
     """
     path = Path(path)
-    first = _first_line(path)
-    if is_trace_file(path, first):
+    head = _head(path)
+    if is_trace_file(head):
         return load_trace_run(path, questions)
-    if path.suffix.lower() in JSONL_SUFFIXES or first.lstrip()[:1] in ("{", "[", '"'):
+    if path.suffix.lower() in JSONL_SUFFIXES or head[:1] in ("{", "[", '"'):
         return load_run(path)
     from ragguard.testset.formats.trec_runs import load_trec_run
 
@@ -36,21 +37,17 @@ def load_run_file(
 def is_trace_run_file(path: str | Path) -> bool:
     """Whether :func:`load_run_file` reads ``path`` as a trace file (whose traces are matched
     to questions by their text, so it is read once the questions are known)."""
-    path = Path(path)
-    return is_trace_file(path, _first_line(path))
+    return is_trace_file(_head(Path(path)))
 
 
-def _first_line(path: Path) -> str:
-    """The first non-blank line, stripped, the file read a line at a time as bytes, so that
-    a line further on that is not text is left to the reader, which names the first such
-    line (a first line that is not UTF-8 has replacement characters: not JSON either)."""
+def _head(path: Path) -> str:
+    """The file's first bytes as text, from its first non-blank character (a line further
+    on, or a first line too long to hold, is left to the reader, which names it; bytes that
+    are not UTF-8 become replacement characters: not JSON either)."""
     check_is_file(path, "run file")
     try:
         with path.open("rb") as file:
-            for raw in file:
-                line = raw.removeprefix(BOM).decode("utf-8", errors="replace").strip()
-                if line:
-                    return line
+            start = file.read(HEAD_BYTES)
     except OSError as exc:
         raise cannot_read(path, "run file", exc) from None
-    return ""
+    return start.removeprefix(BOM).decode("utf-8", errors="replace").lstrip()
