@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from ragguard.metrics.faithfulness import faithfulness_score, lexical_verdicts
@@ -60,6 +60,7 @@ def test_verdicts_are_well_formed_for_generated_prose(answer, context, threshold
 
 @PROPERTY
 @given(answer=st.text(max_size=400), chunk=st.text(max_size=400), threshold=thresholds)
+@example(answer="0", chunk="", threshold=0.3)  # a claim of a number alone, nothing to match it
 def test_any_text_at_all_gives_well_formed_verdicts(answer, chunk, threshold):
     check_invariants(answer, [("c", chunk)], threshold, question=chunk[:40])
 

@@ -239,8 +239,8 @@ def _best_evidence(
     if index < 0:
         index = min(candidates) if candidates else 0
     best = context.evidence[index] if context.evidence else None
-    if best is not None and best.stems.issuperset(wanted):
-        return 1.0, best  # every word found: exactly 1, whatever the float sums say
+    if not weights or (best is not None and best.stems.issuperset(wanted)):
+        return 1.0, best  # every word found (or none to find: numbers are judged apart)
     return (given + found) / sum(weights.values()), best
 
 
