@@ -124,6 +124,10 @@ def test_a_conversation_whose_turn_2_regresses_is_named_with_its_turn(ragguard_c
     assert "**support\\-12\\#\u200b2** _(critical)_ (turn 2 of *support\\-12*)" in text
     assert "12\\#\u200b1**" not in text and "12\\#\u200b3**" not in text
     assert "support-12#2 (critical, turn 2 of support-12):" in result.stdout
+    assert (
+        "Conversations that fail (one failing turn fails its conversation): *support\\-12* (turn 2)."
+        in text
+    )
 
 
 def test_the_gate_takes_rules_for_agent_metrics_like_any_metric(ragguard_cli, tmp_path):

@@ -5,8 +5,10 @@ arguments) is escaped for markdown, or made printable for a terminal (``markdown
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+from ragguard.compare import QuestionDiff
 from ragguard.compare.agents import HopChange, HopRow, ToolChange
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable, signed
 from ragguard.results.agent import CallDetail
@@ -87,3 +89,20 @@ def hop_context(rows: tuple[HopRow, ...]) -> dict[str, Any]:
             {"number": row.number, "n": row.n, "newly_lost": row.newly_lost, "cells": cells}
         )
     return {"hop_metrics": [code_name(name) for name in names], "hop_rows": table}
+
+
+def conversations_text(failing: Sequence[QuestionDiff]) -> str:
+    """``Conversations that fail: support-12 (turn 2), ...``: a conversation passes only when
+    every turn passes, so one failing turn fails it; empty without conversations."""
+    first: dict[str, str] = {}
+    for question in failing:
+        if question.conversation is not None:
+            first.setdefault(question.conversation, question.id.rsplit("#", 1)[-1])
+    if not first:
+        return ""
+    shown = [
+        f"*{escape_markdown(name, 80)}* (turn {turn})" for name, turn in list(first.items())[:5]
+    ]
+    return "Conversations that fail (one failing turn fails its conversation): " + and_more(
+        shown, len(first)
+    )

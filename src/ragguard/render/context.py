@@ -25,7 +25,7 @@ from ragguard.compare import (
     QuestionDiff,
     TagBreakdown,
 )
-from ragguard.render.agents import hop_context
+from ragguard.render.agents import conversations_text, hop_context
 from ragguard.render.costs import cost_rows
 from ragguard.render.detail import CELL_WRAP, DRIFT_SHOWN, FIXED_SHOWN, TAG_COLUMNS, Detail
 from ragguard.render.power import too_small_lines
@@ -213,6 +213,7 @@ def _failing_context(comparison: Comparison, detail: Detail) -> dict[str, Any]:
     context: dict[str, Any] = {
         "failing_count": len(failing),
         "failing_critical": sum(1 for q in failing if q.critical),
+        "failing_conversations": conversations_text(failing),
         "per_question_rule": ", ".join(
             f"{code_name(name)} ≥ {value:g}" for name, value in comparison.per_question_rule.items()
         ),
