@@ -64,7 +64,7 @@ def test_a_run_that_errored_counts_as_failed_and_is_counted_in_the_cost_line() -
     assert comparison.repeats.head_failed_calls == 2
     comment = render_comment(comparison)
     assert "24 system calls (2 failed: each counts as a failed run)" in comment
-    assert "errored in 2 of 3 runs\\: HTTP 500" in comment
+    assert "errored in 2 of 3 runs: HTTP 500" in comment
     assert "errored in 2 of 3 runs: HTTP 500" in comparison_terminal(comparison)
     assert _diff(comparison, "retry-429").head_runs == RunTally(1, 3, errored=2)
 

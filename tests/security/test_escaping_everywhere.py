@@ -22,6 +22,7 @@ from github_fixtures import fast_settings
 from hostile import (
     HOSTILE,
     LONG,
+    OWN_TAGS,
     assert_inert_markdown,
     assert_no_workflow_command,
     workflow_command,
@@ -129,6 +130,20 @@ def test_the_job_summary_renders_the_corpus_as_text(comparison: Comparison) -> N
     text = render_summary(comparison)
     html = assert_inert_markdown(text, markers=1)
     assert "javascript:alert(1)" in html.replace("\\", "")  # shown, as text
+
+
+def test_python_markdown_renders_the_corpus_as_text_too(comparison: Comparison) -> None:
+    """A renderer other than GitHub's (python-markdown, as a site or a dashboard might use)
+    opens no element from the corpus either (tests/test_render_escaping.py: and shows it
+    without stray backslashes)."""
+    import markdown
+
+    for text in (render_comment(comparison), render_summary(comparison)):
+        html = markdown.markdown(text, extensions=["tables"])
+        tags = {name.lower() for name in re.findall(r"</?([A-Za-z][A-Za-z0-9]*)", html)}
+        assert tags <= OWN_TAGS, f"tags from the input: {sorted(tags - OWN_TAGS)}"
+        assert "<a " not in html and "<img" not in html and html.count("<!--") == 1
+        assert re.search(r"(?<![\w`])@(?!\u200b)[A-Za-z0-9]", html) is None
 
 
 def test_report_md_renders_the_corpus_as_text() -> None:

@@ -66,10 +66,12 @@ _LINK_OPEN = re.compile(r"(?<!\\)((?:\\\\)*)\](?=[(\[])")
 # A link definition ([ref]: url) opens a line, also inside a quote or a list item.
 _DEFINITION = re.compile(r"^([ \t>*+\-0-9.)]*)\[(?=(?:[^\]\\]|\\.)*\]:)", re.MULTILINE)
 # A mention (@user, @org/team), an e-mail autolink (a@b.example), an issue reference (#1,
-# org/repo#1, GH-1); a metric name such as hit_rate@3 is none of them and stays as it is.
+# org/repo#1, GH-1); a metric name such as hit_rate@3 is none of them and stays as it is,
+# and so does a numeric entity (&#124;, which escape_markdown writes): GitHub reads it as
+# the character it names, never as a reference.
 _MENTION_OR_REFERENCE = re.compile(
     r"(?<![A-Za-z0-9_])@(?=[A-Za-z0-9])|(?<=[A-Za-z0-9_])@(?![0-9]+\b)(?=[A-Za-z0-9])"
-    r"|#(?=[0-9])|\bGH-(?=[0-9])",
+    r"|(?<!&)#(?=[0-9])|(?<=&)#(?=[0-9]+(?![0-9;]))|\bGH-(?=[0-9])",
     re.IGNORECASE,
 )
 _AUTOLINK = re.compile(r"(?i)\b(?:(?:https?|ftp)(?=://)|(?:mailto|xmpp)(?=:)|www(?=\.))")

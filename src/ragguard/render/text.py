@@ -20,7 +20,12 @@ from ragguard.core.resources import templates_dir
 if TYPE_CHECKING:
     from jinja2.sandbox import SandboxedEnvironment
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>&@:=\"'$^])")
+# What GitHub's renderer (cmark-gfm) would read as markup: backslash-escaped where
+# python-markdown also honours the escape; an entity where it does not (~ strikethrough,
+# $ math, = a setext underline, the : of a "scheme://" autolink), so neither renderer
+# shows a stray backslash. Other punctuation (: " ' { } ^) is plain text to both; "(" is
+# escaped beside "]" so no "](" of a link survives even as text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]()#+\-.!|~<>&@=$]|:(?=//))")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # The runner's two command forms: "::name ...::data" and the older "##[name ...]data".
 _WORKFLOW_COMMAND = re.compile(r":(?=:)|#(?=#\[)")
@@ -111,8 +116,11 @@ def _split_run(run: str, every: int) -> str:
 def escape_markdown(text: Any, limit: int = 300, wrap: int = 0) -> str:
     """Untrusted text as inert markdown: one line, every markup character escaped.
 
-    Backslash escapes stop emphasis, links, images, headings, tables and autolinks;
-    ``<`` and ``&`` become entities so no HTML tag or comment (and so no fake marker) can
+    Backslash escapes stop emphasis, links, images, headings, lists and ``www.`` autolinks,
+    only for characters GitHub's renderer reads as markup and python-markdown also unescapes
+    (no stray backslash under either); ``~``, ``$``, ``=`` and the ``:`` of ``scheme://``
+    become entities (strikethrough, math, setext headings, URL autolinks); ``<`` and ``&``
+    become entities so no HTML tag or comment (and so no fake marker) can
     open; ``|`` becomes an entity so no table row breaks; ``@``, ``#`` and the ``GH`` of
     ``GH-1`` are followed by a zero-width space so no mention notifies and no issue
     reference links. With ``wrap``, an unbroken run longer than that gets a zero-width space
@@ -160,6 +168,10 @@ _ENTITY = {
     "|": "&#124;",
     "@": "@\u200b",
     "#": "\\#\u200b",
+    "~": "&#126;",
+    "$": "&#36;",
+    "=": "&#61;",
+    ":": "&#58;",
 }
 
 
