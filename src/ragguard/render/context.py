@@ -37,7 +37,14 @@ from ragguard.render.questions import (
     question_title,
 )
 from ragguard.render.repeats import repeat_lines
-from ragguard.render.text import code_name, escape_markdown, fmt, p_phrase, p_text, signed
+from ragguard.render.text import (
+    adjusted_note,
+    code_name,
+    escape_markdown,
+    fmt,
+    p_phrase,
+    signed,
+)
 from ragguard.render.verdict import (
     VERDICT_ICONS,
     coverage_line,
@@ -136,13 +143,6 @@ def comparison_context(
     }
 
 
-def _adjusted_note(metric: MetricComparison) -> str:
-    """The p-value the gate decided with, when adjusting for the other gated metrics moved it."""
-    if metric.p_adjusted is None or p_text(metric.p_adjusted) == p_text(metric.p_value):
-        return ""
-    return f" (adjusted {p_text(metric.p_adjusted)})"
-
-
 def _has_floors(comparison: Comparison) -> bool:
     return any(
         rule.min is not None or rule.warn_min is not None
@@ -183,7 +183,7 @@ def _metric_cells(metric: MetricComparison, comparison: Comparison) -> dict[str,
             "–"
             if unchanged
             else f"[{signed(metric.low)}, {signed(metric.high)}] · {p_phrase(metric.p_value)}"
-            + _adjusted_note(metric)
+            + adjusted_note(metric.p_value, metric.p_adjusted)
         )
     return {
         "name": code_name(metric.name),

@@ -11,7 +11,7 @@ from ragguard.render.costs import cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
 from ragguard.render.repeats import repeat_lines
-from ragguard.render.text import fmt, p_text, printable, signed
+from ragguard.render.text import adjusted_note, fmt, p_text, printable, signed
 from ragguard.render.verdict import coverage_line, ordered_reasons
 
 
@@ -32,7 +32,7 @@ def comparison_terminal(comparison: Comparison) -> str:
             fmt(m.head),
             signed(m.delta) if m.only_in is None else f"only in {m.only_in}",
             "" if m.low is None else f"[{signed(m.low)}, {signed(m.high)}]",
-            "" if m.p_value is None else p_text(m.p_value),
+            "" if m.p_value is None else p_text(m.p_value) + adjusted_note(m.p_value, m.p_adjusted),
             NO_BASELINE if unmeasured and m.verdict == PASS else m.verdict,
         ]
         for m in comparison.metrics

@@ -63,6 +63,14 @@ def p_phrase(p_value: float | None) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+def adjusted_note(p_value: float | None, p_adjusted: float | None) -> str:
+    """ " (adjusted 0.094)": the family-adjusted p-value the gate decided with, beside the
+    metric's own wherever a p-value is shown, when the adjustment moved it."""
+    if p_adjusted is None or p_text(p_adjusted) == p_text(p_value):
+        return ""
+    return f" (adjusted {p_text(p_adjusted)})"
+
+
 def milliseconds(value: float | None, sign: bool = False) -> str:
     """Whole milliseconds; with ``sign``, a change (+60 ms, −60 ms, 0 ms)."""
     if value is None:
