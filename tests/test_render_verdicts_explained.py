@@ -4,11 +4,16 @@ terminal, pinned as exact text on the hand-made cases of compare_cases.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from compare_cases import case_regression
+from compare_cases import case_regression, head_results, results
 from ragguard.compare import compare
 from ragguard.compare.serialise import comparison_json
-from ragguard.render import comparison_terminal, render_comment
+from ragguard.config.sections.gate import GateRules
+from ragguard.render import comparison_terminal, render_comment, render_summary
+from ragguard.render.frame import baseline_phrase
+from ragguard.render.text import p_text
+from ragguard.render.verdict import latency_line, provenance_line
 
 # --- item 5: the p-value the gate decided with, said to be adjusted, everywhere ------------
 
@@ -30,3 +35,45 @@ def test_the_adjusted_p_value_is_shown_and_named_in_the_comment_terminal_and_jso
     ]  # fmt: skip
     data = json.loads(comparison_json(comparison))["metrics"]["faithfulness"]
     assert (data["p_value"], data["p_adjusted"]) == (0.5, 0.625)
+
+
+# --- item 4: a baseline evaluated after this run; a change too small for its unit ----------
+
+
+@dataclass(frozen=True)
+class _Stored:
+    exact: bool = True
+    commit: str = "1f2e3d4c5b6a79881726354433221100ffeeddcc"
+    branch: str = "main"
+
+
+def test_a_baseline_rerun_after_this_run_reads_as_newer_once() -> None:
+    rerun = results(created_at="2026-11-30T12:35:00+00:00")  # five minutes after the head
+    comparison = compare(rerun, head_results(), GateRules())
+    assert comparison.provenance.age == "newer than this run"
+    assert provenance_line(comparison) == (
+        "Baseline: commit 1f2e3d4c5b6a on main, created 2026\\-11\\-30T12:35:00\\+00:00 "
+        "(newer than this run); this run: commit aa11bb22cc33."
+    )
+    assert baseline_phrase(_Stored(), comparison) == (
+        "the merge base's baseline: commit `1f2e3d4c5b6a` on main, newer than this run"
+    )
+    older = compare(results(), head_results(), GateRules())
+    assert "(2 days before this run)" in provenance_line(older)
+    assert baseline_phrase(_Stored(), older).endswith(", 2 days older than this run")
+
+
+def test_a_latency_change_of_microseconds_shows_in_a_unit_that_shows_it() -> None:
+    slower = head_results(latency=100.004)  # 4 µs slower on every question
+    comparison = compare(results(), slower, GateRules())
+    p50 = next(m for m in comparison.costs if m.name == "latency_p50")
+    assert p_text(p50.p_value) == "0.004"
+    row = next(
+        line for line in comparison_terminal(comparison).splitlines() if "latency_p50" in line
+    )
+    assert row.split() == [
+        "latency_p50", "0.14s", "0.14s", "▲", "+4", "µs", "(+<1%),", "worse", "0.004", "no",
+        "budget",
+    ]  # fmt: skip
+    assert latency_line(comparison) == "p50 135 → 135 ms (+4 µs), p95 166 → 167 ms (+4 µs)"
+    assert "Latency: p50 135 → 135 ms (+4 µs), p95" in render_summary(comparison)

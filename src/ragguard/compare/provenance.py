@@ -29,15 +29,19 @@ def provenance_of(baseline: Results, head: Results) -> Provenance:
     )
 
 
+NEWER = "newer than this run"  # a baseline evaluated after the run (a rerun of the merge base)
+
+
 def describe_age(then: str, now: str) -> str | None:
-    """ "3 days" from two ISO timestamps; None if either cannot be read."""
+    """ "3 days" from two ISO timestamps, or :data:`NEWER` (a relation, not a duration:
+    renderers say it as it is); None if either cannot be read."""
     try:
         start, end = datetime.fromisoformat(then), datetime.fromisoformat(now)
         seconds = (end - start).total_seconds()
     except (TypeError, ValueError):
         return None
     if seconds < 0:
-        return "newer than this run"
+        return NEWER
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
         if seconds >= size:
             count = int(seconds // size)

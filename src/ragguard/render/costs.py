@@ -11,7 +11,7 @@ from __future__ import annotations
 from ragguard.compare import FAIL, Comparison, MetricComparison
 from ragguard.compare.costs import cost_text
 from ragguard.metrics.names import LATENCY_METRICS, higher_is_better
-from ragguard.render.text import MINUS, code_name, p_phrase, p_text
+from ragguard.render.text import MINUS, code_name, p_phrase, p_text, small_duration
 
 COST_MIN_SHARE = 0.05
 LATENCY_MIN_SECONDS = 0.05
@@ -52,14 +52,29 @@ def cost_change(metric: MetricComparison) -> str:
     """``▲ +0.31s (+24%), worse``; the arrow is the direction, the word says which is good."""
     if metric.delta is None or metric.baseline is None:
         return "–"
-    amount = cost_text(metric.name, abs(metric.delta))
-    if amount == cost_text(metric.name, 0.0):
+    if metric.delta == 0:
         return "= 0"
+    amount = _visible_amount(metric.name, abs(metric.delta))
     up = metric.delta > 0
     sign = "+" if up else MINUS
-    share = f" ({sign}{abs(metric.delta) / metric.baseline:.0%})" if metric.baseline > 0 else ""
+    share = f" ({sign}{_share(abs(metric.delta) / metric.baseline)})" if metric.baseline > 0 else ""
     better = up == higher_is_better(metric.name)
     return f"{'▲' if up else '▼'} {sign}{amount}{share}, {'better' if better else 'worse'}"
+
+
+def _visible_amount(name: str, change: float) -> str:
+    """A change in the metric's unit, or, where that rounds it to nothing (a head slower by
+    microseconds on every question), in one that shows it."""
+    amount = cost_text(name, change)
+    if amount != cost_text(name, 0.0):
+        return amount
+    if name in LATENCY_METRICS:
+        return small_duration(change)
+    return f"{change:.2g}" + (" tokens" if name == "tokens" else "")
+
+
+def _share(share: float) -> str:
+    return f"{share:.0%}" if share >= 0.005 else "<1%"
 
 
 def cost_terminal_rows(comparison: Comparison) -> list[list[str]]:

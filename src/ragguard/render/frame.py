@@ -12,6 +12,7 @@ from typing import Protocol
 from ragguard.compare.model import Comparison
 from ragguard.render.comment import SUMMARY_LIMIT_BYTES, render_comment, render_summary
 from ragguard.render.text import escape_markdown
+from ragguard.render.verdict import age_phrase
 
 MARKER_START = "<!-- ragguard:"
 
@@ -74,7 +75,7 @@ def baseline_phrase(stored: StoredBaseline | None, comparison: Comparison) -> st
     which = "the merge base's baseline" if stored.exact else "the newest baseline"
     commit = f"commit `{escape_markdown(stored.commit[:12], 12)}`" if stored.commit else "a commit"
     age = comparison.provenance.age
-    old = f", {escape_markdown(age, 40)} older than this run" if age else ""
+    old = f", {age_phrase(age, 'older than')}" if age else ""
     return f"{which}: {commit} on {escape_markdown(stored.branch, 100)}{old}"
 
 

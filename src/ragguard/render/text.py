@@ -72,10 +72,21 @@ def adjusted_note(p_value: float | None, p_adjusted: float | None) -> str:
 
 
 def milliseconds(value: float | None, sign: bool = False) -> str:
-    """Whole milliseconds; with ``sign``, a change (+60 ms, −60 ms, 0 ms)."""
+    """Whole milliseconds; with ``sign``, a change (+60 ms, −60 ms, 0 ms), in the unit that
+    shows it when whole milliseconds would hide it (+0.004 ms, +3 µs)."""
     if value is None:
         return "n/a"
-    return f"{signed(value, 0)} ms" if sign else f"{value:.0f} ms"
+    if not sign:
+        return f"{value:.0f} ms"
+    if value != 0 and round(value) == 0:
+        return ("+" if value > 0 else MINUS) + small_duration(abs(value) / 1000.0)
+    return f"{signed(value, 0)} ms"
+
+
+def small_duration(seconds: float) -> str:
+    """A duration too small for its usual unit, in one that shows it: ``0.4 ms``, ``3 µs``."""
+    ms = seconds * 1000.0
+    return f"{ms:.2g} ms" if ms >= 0.01 else f"{seconds * 1e6:.2g} µs"
 
 
 def duration(seconds: float) -> str:

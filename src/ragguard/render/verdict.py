@@ -24,6 +24,7 @@ from ragguard.compare import (
     QuestionDiff,
     Reason,
 )
+from ragguard.compare.provenance import NEWER
 from ragguard.compare.questions import id_order
 from ragguard.compare.verdict import evaluation_errors
 from ragguard.config.sections.gate import METRIC_MAX_DROP
@@ -305,10 +306,18 @@ def provenance_line(comparison: Comparison) -> str:
     if p.created_at:
         text += f", created {escape_markdown(p.created_at, 40)}"
     if p.age:
-        text += f" ({escape_markdown(p.age, 40)} before this run)"
+        text += f" ({age_phrase(p.age, 'before')})"
     if comparison.head_sha:
         text += f"; this run: commit {escape_markdown(comparison.head_sha[:12], 12)}"
     return text + "."
+
+
+def age_phrase(age: str, relation: str) -> str:
+    """How old the baseline is beside this run: "2 days before this run" (``relation``
+    "before" or "older than"), or "newer than this run" for one evaluated after it."""
+    if age == NEWER:
+        return NEWER
+    return f"{escape_markdown(age, 40)} {relation} this run"
 
 
 def rules_line(comparison: Comparison) -> str:
