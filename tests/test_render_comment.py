@@ -218,7 +218,8 @@ def test_latency_shows_when_it_moved_by_50_ms_and_20_percent(
 def test_latency_changes_use_the_same_minus_and_never_print_minus_zero() -> None:
     fast = compare(results(latency=0.4), head_results(latency=0.2), GateRules())
     line = latency_line(fast)
-    assert "-0" not in line and f"{MINUS}0" not in line and "(0 ms)" in line
+    assert "-0" not in line and f"{MINUS}0 ms" not in line and "(0 ms)" not in line
+    assert f"({MINUS}0.2 ms)" in line  # too small for whole milliseconds, not "no change"
     slower = compare(results(latency=180.0), head_results(latency=120.0), GateRules())
     assert f"({MINUS}60 ms)" in latency_line(slower) and "-" not in latency_line(slower)
 
