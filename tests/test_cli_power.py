@@ -23,7 +23,7 @@ def test_power_of_one_run_says_the_noise_is_assumed(tmp_path: Path) -> None:
     assert code == 0, output
     assert "noise assumed from this run alone" in output
     assert "hit_rate@1" in output
-    assert "too small to detect a 0.05 drop" in output  # eight questions see no 0.05 drop
+    assert "not the 0.05 their gate rules ask for" in output  # eight questions see no 0.05 drop
 
 
 def test_power_of_a_comparison_measures_the_noise(tmp_path: Path) -> None:

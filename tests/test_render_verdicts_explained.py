@@ -77,3 +77,21 @@ def test_a_latency_change_of_microseconds_shows_in_a_unit_that_shows_it() -> Non
     ]  # fmt: skip
     assert latency_line(comparison) == "p50 135 → 135 ms (+4 µs), p95 166 → 167 ms (+4 µs)"
     assert "Latency: p50 135 → 135 ms (+4 µs), p95" in render_summary(comparison)
+
+
+# --- item 6: what the test set can detect now, and what more questions would buy ----------
+
+POWER_SENTENCE = (
+    "With 8 questions this test set can detect only large drops in 5 gated metrics (about "
+    "0.99 in hit_rate@1, about 0.99 in hit_rate@3, no drop at all in mrr and 2 more), not the "
+    "0.05 their gate rules ask for; about 720 questions would detect 0.05 in all of them, and "
+    "asking each question more than once (system.repeat) lowers the noise too."
+)
+
+
+def test_the_power_notice_says_what_the_test_set_detects_and_what_questions_buy() -> None:
+    comparison = compare(*case_regression())
+    assert POWER_SENTENCE in comparison_terminal(comparison).splitlines()
+    footer = render_comment(comparison).splitlines()[-1]
+    assert POWER_SENTENCE.replace("hit_rate@", "hit\\_rate@\u200b") in footer
+    assert "add about" not in footer and footer.count("questions would detect") == 1

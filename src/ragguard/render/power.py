@@ -7,49 +7,56 @@ from collections.abc import Callable, Sequence
 from ragguard.compare.detectable import Detectable
 from ragguard.render.text import and_more
 
+REPEAT_NOTE = "asking each question more than once (system.repeat) lowers the noise"
+
 
 def too_small_sentence(found: Detectable, name: str) -> str:
-    """Plainly: the rule's ``max_drop`` is below what the test set can detect, and what
-    would help. ``name`` is the metric's name, already escaped for where it is shown."""
-    opening = f"This test set is too small to detect a {found.max_drop:g} drop in {name}"
+    """Once, plainly: the drop this test set can detect now, the ``max_drop`` its rule asks
+    for, and what more questions (or repeats) would buy. ``name`` is the metric's name,
+    already escaped for where it is shown."""
     if found.drop is None:
-        seen = f"; with {found.n} questions it cannot reliably detect any drop"
+        now = f"With {found.n} questions this test set cannot reliably detect any drop in {name}"
     else:
-        seen = f"; it can detect {found.drop:.2f}"
-    if found.needed is None:
-        advice = "; no number of questions would, at this noise."
-    else:
-        advice = f"; add about {max(found.needed - found.n, 1)} questions."
-    return opening + seen + advice
+        now = (
+            f"With {found.n} questions this test set can detect a drop of about "
+            f"{found.drop:.2f} in {name}"
+        )
+    return f"{now}, not the {found.max_drop:g} its gate rule asks for; " + _buys(
+        [found.needed], f"{found.max_drop:g}", ""
+    )
+
+
+def _buys(needed: Sequence[int | None], drops: str, which: str) -> str:
+    """What more questions would buy: the number at which ``drops`` becomes detectable."""
+    if None in needed:
+        return f"no number of questions would detect {drops}{which} at this noise; {REPEAT_NOTE}."
+    most = max(n for n in needed if n is not None)
+    return f"about {most} questions would detect {drops}{which}, and {REPEAT_NOTE} too."
 
 
 def too_small_lines(
     power: Sequence[Detectable], escape: Callable[[str], str], shown: int = 3
 ) -> list[str]:
     """The gated metrics whose ``max_drop`` the test set cannot detect: one sentence for
-    one metric; for several, one sentence naming the first ``shown`` and the questions that
-    would make every one of them detectable."""
+    one metric; for several, one sentence naming the first ``shown`` with the drop each can
+    detect, and the questions that would make every one of them detectable."""
     small = [found for found in power if found.too_small]
     if len(small) <= 1:
         return [too_small_sentence(found, escape(found.metric)) for found in small]
     names = and_more(
         [
-            escape(found.metric)
-            + (f" (it can detect {found.drop:.2f})" if found.drop is not None else "")
+            ("no drop at all" if found.drop is None else f"about {found.drop:.2f}")
+            + f" in {escape(found.metric)}"
             for found in small[:shown]
         ],
         len(small),
     )
-    needed = [found.needed for found in small]
     n = max(found.n for found in small)
-    if None in needed:
-        advice = "some cannot be detected with any number of questions at this noise."
-    else:
-        advice = f"add about {max(max(needed) - n, 1)} questions for all of them."  # type: ignore[type-var]
-    drops = sorted({f"{found.max_drop:g}" for found in small})
+    drops = " or ".join(sorted({f"{found.max_drop:g}" for found in small}))
     return [
-        f"This test set ({n} questions) is too small to detect a {' or '.join(drops)} drop in "
-        f"{len(small)} gated metrics: {names}; {advice}"
+        f"With {n} questions this test set can detect only large drops in {len(small)} gated "
+        f"metrics ({names}), not the {drops} their gate rules ask for; "
+        + _buys([found.needed for found in small], drops, " in all of them")
     ]
 
 
