@@ -4,9 +4,9 @@ terminal, pinned as exact text on the hand-made cases of compare_cases.py."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from compare_cases import case_regression, head_results, results
+from compare_cases import QUESTIONS, case_regression, head_results, results
 from ragguard.compare import compare
 from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules
@@ -14,6 +14,7 @@ from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.frame import baseline_phrase
 from ragguard.render.text import p_text
 from ragguard.render.verdict import latency_line, provenance_line
+from test_compare_costs import budgets
 
 # --- item 5: the p-value the gate decided with, said to be adjusted, everywhere ------------
 
@@ -95,3 +96,39 @@ def test_the_power_notice_says_what_the_test_set_detects_and_what_questions_buy(
     footer = render_comment(comparison).splitlines()[-1]
     assert POWER_SENTENCE.replace("hit_rate@", "hit\\_rate@\u200b") in footer
     assert "add about" not in footer and footer.count("questions would detect") == 1
+
+
+# --- item 1: the headline always says what decided the verdict -----------------------------
+
+
+def _heading(comparison) -> str:
+    return render_comment(comparison).splitlines()[1]
+
+
+def test_a_failure_decided_by_a_latency_budget_names_it_in_the_headline() -> None:
+    rules = budgets(latency_p95={"max_increase": "20%"})
+    comparison = compare(results(latency=100.0), head_results(latency=400.0), rules)
+    assert comparison.verdict == "fail"
+    assert (
+        _heading(comparison)
+        == "### ❌ ragguard · orders\\-api: **fail** · `latency_p95` over budget"
+    )
+    assert "fail: latency_p95: rose 180%, 0.17s → 0.47s" in comparison_terminal(comparison)
+
+
+def test_a_failure_decided_by_a_removed_passing_question_names_it() -> None:
+    comparison = compare(results(), head_results(questions=QUESTIONS[1:]), GateRules())
+    assert _heading(comparison) == (
+        "### ❌ ragguard · orders\\-api: **fail** · passing question **auth\\-token** removed"
+    )
+    assert "fail: auth-token: removed; it passed in the baseline" in comparison_terminal(comparison)
+
+
+def test_an_error_that_compared_nothing_says_so_instead_of_counting_no_errors() -> None:
+    other = results(questions=tuple(replace(q, id=f"x-{q.id}") for q in QUESTIONS))
+    comparison = compare(other, head_results(), GateRules())
+    assert comparison.verdict == "error"
+    assert _heading(comparison) == (
+        "### 🛑 ragguard · orders\\-api: **error** · no question id in common with the "
+        "baseline; nothing was compared"
+    )

@@ -96,7 +96,7 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
         return _no_baseline_headline(comparison)
     parts = []
     if comparison.verdict == ERROR:
-        parts.append(_errors_phrase(comparison))
+        parts += _error_phrases(comparison)
     if comparison.setting_diffs:
         parts.append("the evaluation settings changed")
     if comparison.verdict in (ERROR, INCOMPARABLE):
@@ -113,6 +113,8 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
     if flaky:
         parts.append(f"{flaky} flaky critical question{'s' if flaky != 1 else ''}")
     parts += _metric_counts(comparison)
+    parts += _budget_counts(comparison)
+    parts += _test_set_changes(comparison)
     newly = len(comparison.of_kind(NEWLY_FAILING))
     others = newly - len(all_critical)
     if critical and others:
@@ -126,7 +128,14 @@ def headline(comparison: Comparison, quiet: bool = False) -> str:
     if comparison.verdict == PASS:
         prefix = "no change" if quiet else "no regression"
         return prefix + ("" if not parts else "; " + ", ".join(parts))
-    return ", ".join(parts)
+    return ", ".join(parts) or _first_reason(comparison)
+
+
+def _first_reason(comparison: Comparison) -> str:
+    """The most serious reason in ragguard's words: a verdict other than pass always says
+    what decided it, even one no phrase above names."""
+    reasons = ordered_reasons(comparison)
+    return reason_text(reasons[0], comparison) if reasons else ""
 
 
 def _errors_phrase(comparison: Comparison) -> str:
@@ -134,8 +143,51 @@ def _errors_phrase(comparison: Comparison) -> str:
     return f"{errors} of {total} {unit} could not be evaluated"
 
 
+def _error_phrases(comparison: Comparison) -> list[str]:
+    """What made the run untrustworthy: questions that could not be evaluated, and a
+    comparison that compared nothing (no question or metric in common)."""
+    errors = _errors_phrase(comparison)
+    phrases = [errors] if evaluation_errors(comparison)[0] else []
+    phrases += [
+        r.text
+        for r in comparison.reasons
+        if r.tier == ERROR and r.subject is None and not r.text.startswith(errors)
+    ]
+    return phrases or [errors]
+
+
+def _budget_counts(comparison: Comparison) -> list[str]:
+    """Cost and latency metrics over their budgets (``max``, ``max_increase``)."""
+    costs = {m.name for m in comparison.costs}
+    names = list(dict.fromkeys(r.subject for r in comparison.reasons if r.subject in costs))
+    if not names:
+        return []
+    if len(names) <= 2:
+        return [f"{' and '.join(code_name(n) for n in names)} over budget"]
+    return [f"{len(names)} costs over budget"]
+
+
+def _test_set_changes(comparison: Comparison) -> list[str]:
+    """Passing questions the change removed, or passes only by relabelling
+    (``gate.on_removed``): changing the test set is how a regression would disappear."""
+    removed = [q for q in comparison.of_kind(REMOVED) if q.baseline_passed]
+    relabelled = [q for q in comparison.questions if q.passes_by_relabel]
+    parts = []
+    if len(removed) == 1:
+        parts.append(f"passing question **{escape_markdown(removed[0].id, 60)}** removed")
+    elif removed:
+        parts.append(f"{len(removed)} passing questions removed")
+    if len(relabelled) == 1:
+        question = escape_markdown(relabelled[0].id, 60)
+        parts.append(f"**{question}** passes only under its new labels")
+    elif relabelled:
+        parts.append(f"{len(relabelled)} questions pass only under their new labels")
+    return parts
+
+
 def _metric_counts(comparison: Comparison) -> list[str]:
     known = {m.name for m in comparison.metrics}
+    costs = {m.name for m in comparison.costs}
     parts = []
     for tier, one, many in ((FAIL, "fails", "fail"), (WARN, "warns", "warn")):
         names = list(
@@ -154,7 +206,7 @@ def _metric_counts(comparison: Comparison) -> list[str]:
         for r in comparison.reasons
         if r.subject is not None
         and r.tier == WARN
-        and r.subject not in known
+        and r.subject not in known | costs
         and r.subject not in {q.id for q in comparison.questions}
     )
     if unknown:
