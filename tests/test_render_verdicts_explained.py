@@ -7,13 +7,14 @@ import json
 from dataclasses import dataclass, replace
 
 from compare_cases import QUESTIONS, case_regression, head_results, results
-from ragguard.compare import compare
+from ragguard.compare import Comparison, compare
 from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.frame import baseline_phrase
 from ragguard.render.text import p_text
 from ragguard.render.verdict import latency_line, provenance_line
+from ragguard.results.chunks import Chunk
 from test_compare_costs import budgets
 
 # --- item 5: the p-value the gate decided with, said to be adjusted, everywhere ------------
@@ -132,3 +133,63 @@ def test_an_error_that_compared_nothing_says_so_instead_of_counting_no_errors() 
         "### 🛑 ragguard · orders\\-api: **error** · no question id in common with the "
         "baseline; nothing was compared"
     )
+
+
+# --- item 2: one truthful account of each relabelled question ------------------------------
+
+
+def _relabelled_to_pass() -> Comparison:
+    """auth-token retrieved auth at rank 1 and passed; the change retrieves status instead and
+    relabels the question to status: it passes only under its new labels."""
+    relabelled = (replace(QUESTIONS[0], relevant={"status": 2}), *QUESTIONS[1:])
+    return compare(results(), head_results(questions=relabelled), GateRules())
+
+
+def test_a_question_passing_only_by_its_relabel_is_a_reason_and_not_fixed() -> None:
+    comparison = _relabelled_to_pass()
+    (question,) = comparison.relabelled
+    assert question.passes_by_relabel and question.kind == "passing"
+    comment = render_comment(comparison)
+    assert _heading(comparison) == (
+        "### ❌ ragguard · orders\\-api: **fail** · **auth\\-token** passes only under its new "
+        "labels"
+    )
+    assert "- ❌ auth\\-token: relabelled; passes only under the new labels" in comment
+    assert "#### Fixed" not in comment and "#### Fixed" not in render_summary(comparison)
+    assert "fail: auth-token: relabelled; passes only under the new labels" in (
+        comparison_terminal(comparison)
+    )
+    data = json.loads(comparison_json(comparison))
+    assert data["questions"]["fixed"] == 0
+    (change,) = data["question_changes"]
+    assert (change["id"], change["kind"], change["passes_by_relabel"]) == (
+        "auth-token",
+        "passing",
+        True,
+    )
+
+
+def test_relabelled_evidence_questions_are_not_said_to_be_re_scored() -> None:
+    from test_compare_evidence import QUOTE, _question, _results
+
+    chunks = {"q": [Chunk("limits.md#1", text=QUOTE, doc="limits.md")]}
+    baseline = _results([_question()], chunks)
+    head = _results([_question(QUOTE + ".")], chunks)  # the quote edited: relabelled
+    comparison = compare(baseline, head, GateRules())
+    assert [q.relabel_kept for q in comparison.relabelled] == [True]
+    summary = render_summary(comparison)
+    assert "re\\-scored" not in summary and "re-scored" not in summary
+    assert (
+        "Relabelled questions keep the baseline's values under the old labels (evidence labels: "
+        "judging the baseline's chunks by the new evidence needs their text, which results do "
+        "not keep), so a label fix can show as a change." in summary
+    )
+    chunk_ids = compare(results(), head_results(questions=_relabelled_questions()), GateRules())
+    assert (
+        "Relabelled questions are re-scored on the baseline's retrieved chunks with the new "
+        "labels, so a label fix does not show as a regression." in render_summary(chunk_ids)
+    )
+
+
+def _relabelled_questions():
+    return (*QUESTIONS[:-1], replace(QUESTIONS[-1], relevant={"orders": 2, "faq": 1}))

@@ -72,7 +72,7 @@ from ragguard.compare.provenance import (
 from ragguard.compare.questions import (
     failed_count,
     id_order,
-    mark_relabel_passes,
+    mark_relabels,
     passes,
     per_question_rule,
     question_diff,
@@ -169,7 +169,7 @@ def compare(
         rules,
     )
     questions = question_diffs(rescored, head, rule, relabelled_ids(baseline, head))
-    questions = mark_relabel_passes(questions, baseline, head, rule)
+    questions = mark_relabels(questions, baseline, head, rule)
     return _finish(
         head,
         rules,

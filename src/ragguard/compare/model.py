@@ -154,6 +154,7 @@ class QuestionDiff:
     head_status: str | None = None
     baseline_passed: bool | None = None  # a removed question: whether it passed in the baseline
     passes_by_relabel: bool = False  # passed before, passes now, fails under the old labels
+    relabel_kept: bool = False  # relabelled, the baseline's values kept (evidence labels)
     error: str | None = None
     misses: tuple[RuleMiss, ...] = ()
     rank_change: RankChange | None = None

@@ -38,11 +38,17 @@ def rescore_baseline(baseline: Results, head: Results) -> Results:
     return replace(baseline, questions=tuple(questions))
 
 
+def rescorable(old: QuestionResult, now: QuestionResult) -> bool:
+    """Whether ``old``'s retrieval can be re-scored under ``now``'s labels: chunk-id labels
+    on both sides (evidence needs the chunks' text, which results do not keep)."""
+    return not (now.evidence or old.evidence)
+
+
 def _relabel(old: QuestionResult, now: QuestionResult) -> QuestionResult:
     """``old`` re-scored under ``now``'s labels where its retrieved ids allow it: chunk-id
     labels, chunk-level metrics. Values judged by evidence or by documents need the chunks'
     text or documents, which results do not keep; they stay as they were."""
-    by_ids = not (now.evidence or old.evidence)
+    by_ids = rescorable(old, now)
     specs = [
         spec
         for name in old.metrics

@@ -24,7 +24,7 @@ from ragguard.compare.model import (
     RunTally,
     Unlabelled,
 )
-from ragguard.compare.pairing import rescore_under, retrieval_spec
+from ragguard.compare.pairing import rescorable, rescore_under, retrieval_spec
 from ragguard.config.sections.gate import GateRules
 from ragguard.metrics.retrieval import Labels, relevant_ranks
 from ragguard.results.model import QuestionResult, RepeatRun, Results, run_count, runs_of
@@ -129,22 +129,32 @@ def question_diffs(
     return tuple(sorted(diffs, key=lambda d: (not d.critical, id_order(d.id))))
 
 
-def mark_relabel_passes(
+def mark_relabels(
     diffs: tuple[QuestionDiff, ...], baseline: Results, head: Results, rule: Mapping[str, float]
 ) -> tuple[QuestionDiff, ...]:
-    """Flag relabelled questions that passed in the baseline under its labels, pass now, and
-    fail when the head is scored under the baseline's labels: the relabel is what passes them,
-    so it counts like a removal (``gate.on_removed``) until someone accepts it."""
+    """One account of each relabelled question.
+
+    One that passed in the baseline under its labels, passes now, and fails when the head is
+    scored under the baseline's labels passes by the relabel: it counts like a removal
+    (``gate.on_removed``) until someone accepts it, and it is not "fixed" (under the new
+    labels the re-scored baseline fails, under the old the head does): its kind is passing.
+    One whose baseline could not be re-scored (evidence labels: judging its chunks needs their
+    text) is marked ``relabel_kept``, so no report says it was re-scored.
+    """
     before, now = baseline.by_id, head.by_id
-    return tuple(
-        replace(d, passes_by_relabel=True)
-        if d.relabelled
-        and passes(before[d.id], rule)
-        and passes(now[d.id], rule)
-        and not passes(rescore_under(now[d.id], before[d.id]), rule)
-        else d
-        for d in diffs
-    )
+    marked = []
+    for diff in diffs:
+        if diff.relabelled and not rescorable(before[diff.id], now[diff.id]):
+            diff = replace(diff, relabel_kept=True)
+        if (
+            diff.relabelled
+            and passes(before[diff.id], rule)
+            and passes(now[diff.id], rule)
+            and not passes(rescore_under(now[diff.id], before[diff.id]), rule)
+        ):
+            diff = replace(diff, passes_by_relabel=True, kind=PASSING)
+        marked.append(diff)
+    return tuple(marked)
 
 
 def id_order(question_id: str) -> tuple[tuple[tuple[int, int | str], ...], str]:

@@ -46,7 +46,11 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         },
         "metrics": {m.name: _metric_dict(m) for m in comparison.metrics},
         "per_question_rule": dict(comparison.per_question_rule),
-        "question_changes": [_question_dict(q) for q in comparison.questions if q.kind != PASSING],
+        "question_changes": [
+            _question_dict(q)
+            for q in comparison.questions
+            if q.kind != PASSING or q.passes_by_relabel
+        ],
         "tags": [asdict(t) for t in comparison.tags],
         "latency_ms": asdict(comparison.latency),
         "costs": {m.name: {**_metric_dict(m), "lower_is_better": True} for m in comparison.costs},
@@ -81,10 +85,12 @@ def _hop_dict(row: HopRow) -> dict[str, Any]:
 def _question_dict(question: QuestionDiff) -> dict[str, Any]:
     """A question's change; the run tallies only for a side that asked it more than once
     (the JSON of unrepeated results is as before repeats existed), ``unmarked_critical``
-    only when the head unmarked it."""
+    only when the head unmarked it, ``relabel_kept`` only for a relabelled question whose
+    baseline could not be re-scored."""
     data = asdict(question)
-    if not question.unmarked_critical:
-        data.pop("unmarked_critical")
+    for flag in ("unmarked_critical", "relabel_kept"):
+        if not getattr(question, flag):
+            data.pop(flag)
     for side in ("baseline_runs", "head_runs"):
         tally = getattr(question, side)
         if tally is None:

@@ -27,7 +27,8 @@ from ragguard.compare import (
 )
 from ragguard.render.agents import conversations_text, hop_context
 from ragguard.render.costs import cost_rows
-from ragguard.render.detail import CELL_WRAP, DRIFT_SHOWN, FIXED_SHOWN, TAG_COLUMNS, Detail
+from ragguard.render.detail import CELL_WRAP, FIXED_SHOWN, TAG_COLUMNS, Detail
+from ragguard.render.drift import drift_context
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     failing_entries,
@@ -129,7 +130,7 @@ def comparison_context(
         **hop_context(comparison.hops),
         **_fixed_context(comparison, detail),
         "still_failing_count": len(comparison.of_kind(STILL_FAILING)),
-        "drift": _drift(comparison, detail),
+        "drift": drift_context(comparison, detail),
         "latency": latency_line(comparison) if _show_latency(comparison, detail) else "",
         "cost_rows": cost_rows(comparison, detail.compact),
         "provenance": provenance_line(comparison),
@@ -295,26 +296,6 @@ def _fixed_context(comparison: Comparison, detail: Detail) -> dict[str, Any]:
         "fixed": [question_title(q) for q in listed] if detail.fixed_list else [],
         "fixed_count": len(fixed),
         "fixed_more": len(fixed) - len(listed) if detail.fixed_list else 0,
-    }
-
-
-def _drift(comparison: Comparison, detail: Detail) -> dict[str, Any]:
-    groups = {
-        "added": in_id_order(comparison.of_kind(ADDED)),
-        "removed": in_id_order(comparison.of_kind(REMOVED)),
-        "relabelled": in_id_order(comparison.relabelled),
-    }
-    limit = DRIFT_SHOWN if detail.compact else None
-    lists = {}
-    for name, items in groups.items():
-        ids = [escape_markdown(q.id, 120) for q in items[:limit]] if detail.drift_list else []
-        if detail.drift_list and len(items) > len(ids):
-            ids.append(f"and {len(items) - len(ids)} more")
-        lists[name] = ids
-    return {
-        "any": any(groups.values()) and not comparison.baseline_missing,
-        "counts": {name: len(items) for name, items in groups.items()},
-        "lists": lists,
     }
 
 
