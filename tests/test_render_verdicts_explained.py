@@ -193,3 +193,68 @@ def test_relabelled_evidence_questions_are_not_said_to_be_re_scored() -> None:
 
 def _relabelled_questions():
     return (*QUESTIONS[:-1], replace(QUESTIONS[-1], relevant={"orders": 2, "faq": 1}))
+
+
+# --- item 3: where the evidence went after a rechunk; groups only of equal whys ------------
+
+
+def _rechunked(head_chunks) -> Comparison:
+    from test_compare_evidence import QUOTE, _question, _results
+
+    quote = Chunk("limits.md#1", text=QUOTE, doc="limits.md")
+    baseline = _results([_question()], {"q": [quote, Chunk("faq#1")]})
+    head = _results(
+        [_question()], {"q": [Chunk(c, text=t, doc="limits.md") for c, t in head_chunks]}
+    )
+    return compare(baseline, head, GateRules(per_question={"hit_rate@3": 1}))
+
+
+def test_a_rechunked_evidence_question_says_which_chunk_holds_the_evidence_now() -> None:
+    from test_compare_evidence import QUOTE
+
+    moved = _rechunked(
+        [("faq#2", "x"), ("pricing#4", "y"), ("limits.md#9", "z"), ("limits.md#12", QUOTE)]
+    )
+    where = "the evidence moved from {a} at rank 1 to {b} at rank 4, out of the top 3"
+    comment = render_comment(moved)
+    assert where.format(a="*limits\\.md\\#\u200b1*", b="*limits\\.md\\#\u200b12*") in comment
+    assert (
+        "    retrieval: " + where.format(a="limits.md#1", b="limits.md#12")
+        in comparison_terminal(moved).splitlines()
+    )
+    (change,) = json.loads(comparison_json(moved))["question_changes"]
+    assert change["rank_change"] == {
+        "chunk": "limits.md#1",
+        "k": 3,
+        "baseline_rank": 1,
+        "head_rank": 4,
+        "head_chunk": "limits.md#12",
+        "evidence": True,
+    }
+
+
+def test_a_rechunked_evidence_question_says_when_no_chunk_holds_the_evidence() -> None:
+    gone = _rechunked([("faq#2", "x"), ("pricing#4", "y"), ("limits.md#9", "z")])
+    where = "the evidence was in {a} at rank 1; no retrieved chunk holds it now"
+    assert where.format(a="*limits\\.md\\#\u200b1*") in render_comment(gone)
+    assert (
+        "    retrieval: " + where.format(a="limits.md#1") in comparison_terminal(gone).splitlines()
+    )
+
+
+def test_questions_are_grouped_only_when_their_whys_are_the_same_uncut() -> None:
+    from compare_cases import unsupported, with_sentences
+
+    start = "The gateway retries every failed request " + "and waits " * 20
+    sentences = {
+        "retry-429": [unsupported(start + "one second.", None, 0.0)],
+        "page-size": [unsupported(start + "one minute.", None, 0.0)],
+        "next-page": [unsupported(start + "one minute.", None, 0.0)],
+    }
+    head = with_sentences(head_results(), sentences)
+    comparison = compare(with_sentences(results(), {}), head, GateRules())
+    bullets = [line for line in render_comment(comparison).splitlines() if line.startswith("- ")]
+    grouped = [line for line in bullets if " — 2 questions: " in line]
+    assert len(grouped) == 1 and grouped[0].endswith("**next\\-page**, **page\\-size**")
+    assert any(line.startswith("- **retry\\-429** · rate\\-limits: ") for line in bullets)
+    assert not any(" — 3 questions: " in line for line in bullets)

@@ -67,12 +67,20 @@ class MetricComparison:
 
 @dataclass(frozen=True, slots=True)
 class RankChange:
-    """Where the best relevant chunk sat in the baseline and in the head (None: not retrieved)."""
+    """Where the best relevant chunk sat in the baseline and in the head (None: not retrieved).
+
+    With evidence labels (``evidence``) each side's chunk is the one holding the evidence in
+    that run: after a rechunk every id is new, so ``head_chunk`` names the chunk holding it
+    now when that is another than ``chunk`` (and ``head_rank`` is its rank; None: no
+    retrieved chunk holds it).
+    """
 
     chunk: str
     k: int
     baseline_rank: int | None
     head_rank: int | None
+    head_chunk: str | None = None
+    evidence: bool = False
 
 
 @dataclass(frozen=True, slots=True)

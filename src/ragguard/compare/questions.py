@@ -254,7 +254,11 @@ def _rank_change(
         for miss in misses
         if (spec := retrieval_spec(miss.metric)) is not None
     ]
-    if not cutoffs or not now.judged_chunks:
+    if not cutoffs:
+        return None
+    if now.evidence:
+        return _evidence_move(before, now, min(cutoffs))
+    if not now.judged_chunks:
         return None
     labels = Labels.from_grades(now.judged_chunks)
     chunk, head_rank = _best_relevant(now.retrieved, labels)
@@ -267,6 +271,27 @@ def _rank_change(
     if chunk is None:
         chunk = min(labels.relevant, key=lambda c: (-labels.relevant[c], c))
     return RankChange(chunk, min(cutoffs), baseline_rank, head_rank)
+
+
+def _evidence_move(before: QuestionResult | None, now: QuestionResult, k: int) -> RankChange | None:
+    """Where the evidence went: the chunk holding it in the baseline and in the head, each
+    judged in its own run (a rechunk renames every chunk, so the baseline's id says nothing
+    about the head's ranking); None when neither run retrieved it."""
+    new_chunk, head_rank = _best_judged(now)
+    old_chunk, baseline_rank = _best_judged(before) if before is not None else (None, None)
+    if old_chunk is None:
+        if new_chunk is None:
+            return None
+        return RankChange(new_chunk, k, None, head_rank, evidence=True)
+    moved = new_chunk if new_chunk is not None and new_chunk != old_chunk else None
+    return RankChange(old_chunk, k, baseline_rank, head_rank, head_chunk=moved, evidence=True)
+
+
+def _best_judged(question: QuestionResult) -> tuple[str | None, int | None]:
+    """The best chunk of the question's own ranking by its own judgments, and its rank."""
+    if not question.judged_chunks:
+        return None, None
+    return _best_relevant(question.retrieved, Labels.from_grades(question.judged_chunks))
 
 
 def _best_relevant(retrieved: Sequence[str], labels: Labels) -> tuple[str | None, int | None]:

@@ -91,6 +91,9 @@ def _question_dict(question: QuestionDiff) -> dict[str, Any]:
     for flag in ("unmarked_critical", "relabel_kept"):
         if not getattr(question, flag):
             data.pop(flag)
+    if question.rank_change is not None and not question.rank_change.evidence:
+        data["rank_change"].pop("head_chunk")  # only where the evidence moved to
+        data["rank_change"].pop("evidence")
     for side in ("baseline_runs", "head_runs"):
         tally = getattr(question, side)
         if tally is None:

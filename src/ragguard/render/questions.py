@@ -8,7 +8,7 @@ Critical questions always come first and are never folded into a group.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from ragguard.compare import (
     Comparison,
     QuestionDiff,
     RankChange,
+    RuleMiss,
     Unlabelled,
 )
 from ragguard.compare.pairing import retrieval_spec
@@ -97,16 +98,44 @@ def one_line_why(question: QuestionDiff) -> str:
             f"unsupported: “{first}”"
             + (f" and {more} more sentence{'s' if more > 1 else ''}" if more else "")
         )
-    for miss in question.misses:
-        explained = (
+    for miss in _unexplained_misses(question):
+        parts.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
+    return "; ".join(parts) or "fails the per-question rule"
+
+
+def _unexplained_misses(question: QuestionDiff) -> list[RuleMiss]:
+    """The rule misses the one-line why names: those its other parts do not explain."""
+    return [
+        miss
+        for miss in question.misses
+        if not (
             (question.rank_change is not None and retrieval_spec(miss.metric))
             or (question.hallucinated and miss.metric == HALLUCINATION_METRIC)
             or (question.hops and miss.metric.startswith("hop"))
             or (question.tools is not None and miss.metric in TOOL_METRICS)
         )
-        if not explained:
-            parts.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
-    return "; ".join(parts) or "fails the per-question rule"
+    ]
+
+
+def why_key(question: QuestionDiff) -> tuple[object, ...]:
+    """What the one-line why says, uncut: questions share a why only when this is equal
+    (their shortened texts may match while the sentences, errors or chunk ids differ)."""
+    if question.head_status in FAILED_STATUSES:
+        return (question.head_status, question.error)
+    unlabelled = question.unlabelled
+    hallucinated = question.hallucinated
+    return (
+        errored_runs_text(question),
+        question.rank_change,
+        None
+        if unlabelled is None
+        else (unlabelled.k, unlabelled.chunks[:1], len(unlabelled.chunks)),
+        question.hops,
+        # the calls as said (arguments only where they are what changed)
+        None if question.tools is None else tool_text(question.tools, True, markdown=False),
+        (hallucinated[0].text, len(hallucinated)) if hallucinated else None,
+        tuple(_unexplained_misses(question)),
+    )
 
 
 def errored_runs_text(question: QuestionDiff) -> str:
@@ -126,18 +155,19 @@ def miss_text(metric: str, baseline: float | None, head: float | None, threshold
 def failing_entries(questions: Sequence[QuestionDiff]) -> list[FailingEntry]:
     """Critical questions one by one, then the rest with questions sharing a why grouped
     into one entry (placed where its first question would be)."""
-    by_why: dict[str, list[QuestionDiff]] = {}
+    by_why: dict[tuple[object, ...], list[QuestionDiff]] = {}
     for question in questions:
         if not question.critical:
-            by_why.setdefault(one_line_why(question), []).append(question)
+            by_why.setdefault(why_key(question), []).append(question)
     entries = []
-    placed: set[str] = set()
+    placed: set[tuple[object, ...]] = set()
     for question in questions:
         why = one_line_why(question)
-        group = [] if question.critical else by_why[why]
+        key = why_key(question)
+        group = [] if question.critical else by_why[key]
         if len(group) > 1:
-            if why not in placed:
-                placed.add(why)
+            if key not in placed:
+                placed.add(key)
                 entries.append(_group_entry(why, group))
             continue
         entries.append(FailingEntry(f"{question_title(question)} — {why}", 1, question.critical))
@@ -177,15 +207,39 @@ def failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, An
 
 def rank_change_text(change: RankChange) -> str:
     """Where the relevant chunk went, e.g. "the relevant chunk tokens fell from rank 1 to
-    rank 4, out of the top 3"."""
-    chunk = escape_markdown(change.chunk, 80)
-    return f"the relevant chunk *{chunk}* {_rank_phrase(change, str(change.k))}"
+    rank 4, out of the top 3"; with evidence labels, where the evidence went."""
+    return _where_text(change, lambda chunk: f"*{escape_markdown(chunk, 80)}*")
 
 
 def plain_rank_change(change: RankChange) -> str:
     """The same for a terminal."""
-    chunk = printable(change.chunk, 60)
-    return f"the relevant chunk {chunk} {_rank_phrase(change, str(change.k))}"
+    return _where_text(change, lambda chunk: printable(chunk, 60))
+
+
+def _where_text(change: RankChange, name: Callable[[str], str]) -> str:
+    if change.evidence and (change.head_chunk is not None or change.head_rank is None):
+        return "the evidence " + _evidence_phrase(change, name)
+    return f"the relevant chunk {name(change.chunk)} {_rank_phrase(change, str(change.k))}"
+
+
+def _evidence_phrase(change: RankChange, name: Callable[[str], str]) -> str:
+    """Where the evidence went when no one chunk id tells it (a rechunk renames every chunk):
+    the chunk holding it now and its rank, or that no retrieved chunk holds it."""
+    if change.head_chunk is not None:
+        now = f"{name(change.head_chunk)} at {_rank_in(change.head_rank, change.k)}"
+        if change.baseline_rank is None:
+            return f"is in {now}"
+        return f"moved from {name(change.chunk)} at rank {change.baseline_rank} to {now}"
+    if change.baseline_rank is None:
+        return "is in no retrieved chunk"
+    return (
+        f"was in {name(change.chunk)} at rank {change.baseline_rank}; "
+        "no retrieved chunk holds it now"
+    )
+
+
+def _rank_in(rank: int | None, k: int) -> str:
+    return f"rank {rank}" + (f", out of the top {k}" if rank is not None and rank > k else "")
 
 
 def _rank_phrase(change: RankChange, k: str) -> str:
