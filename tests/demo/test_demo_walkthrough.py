@@ -118,9 +118,7 @@ def test_demo_says_last_that_it_demonstrates_and_what_compare_would_exit(
         "ragguard demo only demonstrates, so it exits 0; on a pull request this FAIL exits 1, "
         f"as `ragguard compare {out}/baseline.results.json {out}/changed.results.json` does"
     )
-    compared = ragguard_cli(
-        "compare", out / "baseline.results.json", out / "changed.results.json"
-    )
+    compared = ragguard_cli("compare", out / "baseline.results.json", out / "changed.results.json")
     assert compared.exit_code == 1, compared.output
 
 
