@@ -153,3 +153,17 @@ def test_processes_is_refused_where_one_process_scores_whatever_it_says(
     )
     line = assert_input_error(result.exit_code, result.stderr, "--processes:", why)
     assert "drop --processes (or give 1)" in line
+
+
+def test_processes_with_a_trec_run_and_generation_settings_is_refused(
+    tmp_path, ragguard_cli, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 2.0 tag\n")
+    (tmp_path / "corpus.jsonl").write_text('{"id": "d1", "text": "Text."}\n')
+    result = ragguard_cli(
+        "score", "--qrels", "q.qrels", "--trec-run", "r.run", "--corpus", "corpus.jsonl",
+        "--processes", "2",
+    )  # fmt: skip
+    assert_input_error(result.exit_code, result.stderr, "--processes:", "--corpus")

@@ -126,6 +126,7 @@ def score(
     # generation None: retrieval metrics only and nothing about generation asked, so the
     # generation and judge modules (most of a short run's start-up) are not loaded.
     reporter = TerminalReporter()
+    _check_processes(processes, run, generation is not None, beir)
     if qrels and trec_run:
         scored = score_trec(
             qrels,
@@ -138,7 +139,6 @@ def score(
             git=current_commit(),
         )
     else:
-        _check_processes(processes, run, generation is not None, beir)
         scored = None
         if testset and len(run) == 1 and generation is None:
             scored = score_jsonl_run(
