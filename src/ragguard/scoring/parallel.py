@@ -165,14 +165,14 @@ def _add_parts(
     lines: dict[int, str] = {}
     for part in parts:
         for index, values, judgments, fingerprint, line, ranking in part.scored:
-            ids = _ids_of_line(line) if ranking is None else ranking
+            ids = ids_of_line(line) if ranking is None else ranking
             question = testset.questions[index]
             scored[index] = ranked_result(question, values, ids, judgments, fingerprint)
             lines[index] = line
     return lines
 
 
-def _ids_of_line(line: str) -> LazyIds:
+def ids_of_line(line: str) -> LazyIds:
     """The ids a plain line ends with (``..., "retrieved": ["a", "b"]}``), split on first use."""
     start = line.rindex(RETRIEVED) + len(RETRIEVED)
     return LazyIds(line, start, len(line) - 1)

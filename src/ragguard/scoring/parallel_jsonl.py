@@ -25,12 +25,23 @@ from pathlib import Path
 from ragguard.core.bulk import collector_paused
 from ragguard.core.sources import BOM
 from ragguard.metrics.names import MetricSpec, with_agent_metrics
-from ragguard.results.layout import question_line
+from ragguard.results.layout import plain_ids, question_line
 from ragguard.results.model import QuestionResult
 from ragguard.results.records import parse_run_jsonl
 from ragguard.scoring.labels import seen_labels
-from ragguard.scoring.parallel import ScoredRun, forked_parts, planned_parts, received
-from ragguard.scoring.score import results_of, score_question
+from ragguard.scoring.parallel import (
+    ScoredRun,
+    forked_parts,
+    ids_of_line,
+    planned_parts,
+    received,
+)
+from ragguard.scoring.score import (
+    received_result,
+    results_of,
+    score_question,
+    sent_fields,
+)
 from ragguard.testset.model import TestSet
 
 
@@ -47,7 +58,9 @@ class SeenLabels:
 @dataclass(frozen=True)
 class _Part:
     ids: list[str]  # every record's question id in the part
-    scored: list[tuple[int, QuestionResult, str]]  # position, result, results line
+    # position, the result's own fields (score.sent_fields), its results line, and its ids
+    # unless the line holds them plainly (then read from the line, as a TREC part's are)
+    scored: list[tuple[int, tuple[object, ...], str, tuple[str, ...] | None]]
     seen: SeenLabels
 
 
@@ -123,7 +136,7 @@ def _score_in_parts(
         ids = [question_id for part in done for question_id in part.ids]
         if len(set(ids)) != len(ids):
             return None  # a question's second entry: the single path names its line
-        scored = {index: (result, line) for part in done for index, result, line in part.scored}
+        scored = _received_questions(testset, done)
         questions = tuple(
             scored[index][0] if index in scored else score_question(question, None, specs)
             for index, question in enumerate(testset)
@@ -137,6 +150,18 @@ def _score_in_parts(
         frozenset().union(*(part.seen.answered for part in done)),
     )
     return ScoredJsonl(ScoredRun(results, lines, tuple(ids)), seen)
+
+
+def _received_questions(
+    testset: TestSet, parts: Sequence[_Part]
+) -> dict[int, tuple[QuestionResult, str]]:
+    """Every part's questions rebuilt, with their lines, by position."""
+    scored: dict[int, tuple[QuestionResult, str]] = {}
+    for part in parts:
+        for index, fields, line, ids in part.scored:
+            retrieved = ids_of_line(line) if ids is None else ids
+            scored[index] = (received_result(testset.questions[index], fields, retrieved), line)
+    return scored
 
 
 def _score_part(
@@ -160,7 +185,8 @@ def _score_part(
         record = records.get(question.id)
         if record is not None:
             result = score_question(question, record, specs)
-            scored.append((index, result, question_line(result)))
+            ids = None if plain_ids(result.retrieved) else tuple(result.retrieved)
+            scored.append((index, sent_fields(result), question_line(result), ids))
     chunk_ids, docs = seen_labels(records, None, None)
     labels = {chunk for question in testset for chunk in question.relevant}
     evidence = {item.doc for question in testset for item in question.evidence}
