@@ -4,9 +4,11 @@
 A recorded run of retrieval metrics alone spends its time reading the file (parsing each
 line's JSON and building its records) and scoring. The file is cut at line ends into parts of
 about equal size; a forked child reads, checks, scores and encodes each part but the first,
-which this process does meanwhile, and sends back, per question it scored, its position, the
-question's result and its results line, with the labels its part's rankings could match (for
-the warning about labels that match no chunk).
+which this process does meanwhile, and sends back, per question it scored, its position, the fields
+of its result that the test set does not hold (:func:`~ragguard.scoring.score.sent_fields`),
+its results line, and its ids unless the line holds them plainly; with the labels its part's
+rankings could match (for the warning about labels that match no chunk). Sending whole
+results back cost about as much as the second process saved.
 
 The result is the single-process result, byte for byte (tests/test_parallel_jsonl.py). Any
 doubt goes back to the single-process path, which reads the whole file again and names any
