@@ -4,8 +4,8 @@ A 200-question recorded run (python-free, so the figure is ragguard's own cost),
 baseline on the data branch, an open pull request with ``--comments`` earlier comments by
 other people. `ragguard ci`'s pipeline (`run_ci`) runs with PyGithub's production pacing
 (writes spaced by 1 s, requests by 0.25 s, as GitHub asks of integrations) unless
-``--no-pacing``. Printed: the GitHub API requests one evaluation made (target: at most 9 on
-a PR with under 100 comments) and the seconds from start to the final status (target: under
+``--no-pacing``. Printed: the GitHub API requests one evaluation made (target: at most 10 on
+a PR with under 100 comments, 9 when the gate passes: docs/action.md, "Requests per event") and the seconds from start to the final status (target: under
 5 s), for a first run with a regression (creates the comment) and a second run without it
 (edits the comment).
 

@@ -121,8 +121,11 @@ def test_report_renders_the_three_forms() -> None:
 
 def test_assert_gate_passes_a_pass_and_fails_a_regression() -> None:
     assert assert_gate(results(), head_results(), config=False).verdict == "pass"
-    with pytest.raises(AssertionError, match=r"ragguard gate: ragguard compare .*: FAIL"):
+    with pytest.raises(AssertionError) as caught:
         assert_gate(results(), head_results({"auth-expiry": 0}), config=False)
+    first, blank, report = str(caught.value).split("\n", 2)
+    assert (first, blank) == ("FAIL: auth-expiry: critical question newly fails", "")
+    assert report.startswith("ragguard compare · suite orders-api: FAIL")
 
 
 def test_a_teams_own_pytest_fails_as_the_gate_would(tmp_path: Path) -> None:
@@ -147,7 +150,7 @@ def test_a_teams_own_pytest_fails_as_the_gate_would(tmp_path: Path) -> None:
     assert "1 failed, 1 passed" in done.stdout
     assert "auth-expiry: critical question newly fails" in done.stdout
     junit = (tmp_path / "j.xml").read_text(encoding="utf-8")
-    assert 'failures="1"' in junit and "ragguard gate" in junit
+    assert 'failures="1"' in junit and "FAIL: auth-expiry: critical question newly fails" in junit
     assert json.dumps("test_regressed")[1:-1] in junit
 
 

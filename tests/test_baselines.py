@@ -156,7 +156,18 @@ def test_baseline_fetch_gets_a_commits_baseline_by_prefix(ragguard_process, clon
     [
         (["--suite", "other"], ["origin/ragguard-data:main/other.json", "--suite"]),
         (["--suite", "orders-api", "--commit", "abc"], ["--commit", "none"]),
-        (["--suite", "orders-api", "--data-branch", "nope"], ["cannot fetch the data branch"]),
+        (
+            ["--suite", "orders-api", "--data-branch", "nope"],
+            ["origin/nope:", "no baseline stored yet: origin has no branch nope"],
+        ),
+        (
+            ["--suite", "orders-api", "--remote", "upstream"],
+            ["--remote:", "this checkout has no git remote 'upstream': add it"],
+        ),
+        (
+            ["--suite", "orders-api", "--remote", "/nowhere/repo.git"],
+            ["--remote:", "/nowhere/repo.git is not a git repository git can read"],
+        ),
         ([], ["ragguard.yml", "--suite"]),
     ],
 )
@@ -167,6 +178,56 @@ def test_baseline_fetch_failures_are_one_line(
     assert done.stdout == ""
     assert_input_error(done.returncode, done.stderr, *fragments)
     assert not (clone / "baseline.json").exists()
+
+
+def test_baseline_fetch_without_a_remote_says_there_is_none(ragguard_process, clone) -> None:
+    _git(clone, "remote", "remove", "origin")
+    done = ragguard_process("baseline", "fetch", "--suite", "orders-api", cwd=clone)
+    assert done.stderr == (
+        "ragguard: error: --remote: this checkout has no git remote 'origin': add it "
+        "(git remote add origin URL) or pass --remote with the repository's URL\n"
+    )
+    assert "repository exists" not in done.stderr
+
+
+def test_baseline_fetch_takes_the_remote_s_url(ragguard_process, clone: Path) -> None:
+    origin = str(clone.parent / "origin")
+    done = ragguard_process(
+        "baseline", "fetch", "--suite", "orders-api", "--remote", origin, cwd=clone
+    )
+    assert done.returncode == 0, done.stderr
+    assert (clone / "baseline.json").read_bytes() == _stored_document()
+
+
+def test_baseline_fetch_without_credentials_says_so(clone: Path, monkeypatch) -> None:
+    """A remote that asks for a login git cannot give (no token, no prompt in CI)."""
+    import http.server
+    import threading
+
+    from ragguard.core.errors import InputError
+    from ragguard.github.fetch import fetch_baseline
+
+    class AskForLogin(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), AskForLogin)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    url = f"http://127.0.0.1:{server.server_address[1]}/team/repo.git"
+    try:
+        with pytest.raises(InputError) as caught:
+            fetch_baseline(clone, "orders-api", remote=url)
+    finally:
+        server.shutdown()
+    assert str(caught.value).startswith(f"{url}/ragguard-data: git has no credentials for {url}")
+    assert "give git a token for the repository" in str(caught.value)
 
 
 _WHOLE = _stored_document()

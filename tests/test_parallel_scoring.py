@@ -160,7 +160,11 @@ def test_children_are_killed_and_reaped_when_this_process_is_interrupted(tmp_pat
     qrels, run = write_trec(tmp_path)
     specs = parse_metrics_option(METRICS)
     cuts = query_cuts(run, 3)
-    children = parallel_scoring._children(load_qrels(qrels), run, cuts[1:], specs)
+    testset = load_qrels(qrels)
+    children = parallel_scoring.forked_parts(
+        lambda start, stop: parallel_scoring._score_part(testset, run, start, stop, specs),
+        cuts[1:],
+    )
     with pytest.raises(KeyboardInterrupt), children as started:
         assert len(started) == 2
         raise KeyboardInterrupt

@@ -137,7 +137,22 @@ def test_merge_refuses_a_part_given_twice(tmp_path: Path, ragguard_cli) -> None:
     copy = tmp_path / "copy.json"
     copy.write_text(parts[1].read_text())
     result = ragguard_cli("merge", *parts, copy, "--out", tmp_path / "m.json")
-    assert_input_error(result.exit_code, result.stderr, str(copy), f"also in {parts[1]}")
+    assert_input_error(
+        result.exit_code,
+        result.stderr,
+        str(copy),
+        f"is shard 2 of 3, as {parts[1]} is; pass each shard's results once",
+    )
+
+
+def test_merge_names_a_file_given_twice_as_such(tmp_path: Path, ragguard_cli) -> None:
+    config = write_suite(tmp_path)
+    parts = run_shards(ragguard_cli, config, tmp_path, 2)
+    result = ragguard_cli("merge", parts[0], parts[0], "--out", tmp_path / "m.json")
+    assert result.stderr == (
+        f"ragguard: error: {parts[0]}: is given twice; pass each shard's results once\n"
+    )
+    assert result.exit_code == 2
 
 
 def test_merge_refuses_parts_of_another_config(tmp_path: Path, ragguard_cli) -> None:

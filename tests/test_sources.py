@@ -36,7 +36,7 @@ from ragguard.testset.load import load_testset
 def test_empty_test_set_is_refused(cli_error, write, good_run, content, fragment):
     path = write("testset.yaml", content)
     line = cli_error(["score", "--testset", path, "--run", good_run], f"{path}:", fragment)
-    assert "fill it in" in line
+    assert "check the path, or write its questions: a question looks like" in line
 
 
 def test_empty_run_file_is_refused(cli_error, write, good_testset):

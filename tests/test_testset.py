@@ -398,7 +398,44 @@ def test_unknown_extension_is_refused(cli_error, write, good_run):
 
 def test_a_list_with_no_questions_is_refused(cli_error, write, good_run):
     path = write("t.yaml", "questions: []\n")
-    cli_error(_score(path, good_run), f"{path}: test set has no questions")
+    cli_error(
+        _score(path, good_run),
+        f"{path}: test set has no questions; a question looks like "
+        '"- {id: q1, question: How do I rotate a key?, relevant: [auth-keys]}"',
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "example"),
+    [
+        ("t.yaml", "", "a question looks like"),
+        ("t.yaml", "[]\n", "a question looks like"),
+        ("t.jsonl", "\n", "a line looks like"),
+        ("t.csv", "id,question,relevant\n", "a row looks like"),
+    ],
+)
+def test_an_empty_test_set_shows_an_entry_of_its_format(name, text, example, tmp_path):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_testset(path)
+    assert example in str(caught.value)
+    assert "(docs/formats.md)" in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", ["yaml", "jsonl", "csv"])
+def test_the_entry_an_empty_test_set_shows_is_a_test_set_of_its_format(kind, tmp_path):
+    from ragguard.testset.load import ENTRY_EXAMPLES
+
+    shown = ENTRY_EXAMPLES[kind]
+    quoted = shown.split(" looks like ", 1)[1].removesuffix(" (docs/formats.md)")
+    entry = quoted.strip('"') if kind != "jsonl" else quoted
+    header = "id,question,relevant\n" if kind == "csv" else ""
+    path = tmp_path / f"t.{kind}"
+    path.write_text(header + entry + "\n", encoding="utf-8")
+    question = load_testset(path).questions[0]
+    assert (question.id, question.question) == ("q1", "How do I rotate a key?")
+    assert dict(question.relevant) == {"auth-keys": 1}
 
 
 # --- the loaders directly ---------------------------------------------------------------------

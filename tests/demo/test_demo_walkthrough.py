@@ -108,6 +108,20 @@ def test_demo_command_prints_both_tables_and_writes_files(ragguard_cli, tmp_path
     assert "ragguard compare · suite orders-api-docs: FAIL" in result.stdout
 
 
+def test_demo_says_last_that_it_demonstrates_and_what_compare_would_exit(
+    ragguard_cli, tmp_path: Path
+) -> None:
+    out = tmp_path / "demo"
+    result = ragguard_cli("demo", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "ragguard demo only demonstrates, so it exits 0; on a pull request this FAIL exits 1, "
+        f"as `ragguard compare {out}/baseline.results.json {out}/changed.results.json` does"
+    )
+    compared = ragguard_cli("compare", out / "baseline.results.json", out / "changed.results.json")
+    assert compared.exit_code == 1, compared.output
+
+
 def test_the_gate_fails_the_change_and_names_its_hallucinations(demo_runs, tmp_path: Path) -> None:
     comparison = compare_demo(*demo_runs)
     assert comparison.verdict == "fail"

@@ -361,7 +361,7 @@ def test_progress_is_reported_once_per_answer():
 
     seen: list[tuple[int, int]] = []
     lines: list[str] = []
-    printer = progress_printer(lines.append, steps=2)
+    printer = progress_printer(lines.append, clock=lambda: 0.0)
     with FakeOpenAI() as server:
         settings = JudgeSettings(server.base_url, "m", cache_dir=None, concurrency=3)
 
@@ -371,4 +371,16 @@ def test_progress_is_reported_once_per_answer():
 
         JudgeClient(settings, progress=both).judge_many([item(f"q{i}") for i in range(5)])
     assert sorted(seen) == [(i, 5) for i in range(1, 6)]
-    assert lines == ["judge: 2/5 answers", "judge: 4/5 answers", "judge: 5/5 answers"]
+    assert lines == ["judge: 5/5 answers"]  # no time passed: the last line only
+
+
+def test_judge_progress_is_throttled_by_time_not_by_count():
+    from ragguard.judge.setup import progress_printer
+
+    now = [0.0]
+    lines: list[str] = []
+    printer = progress_printer(lines.append, every=10.0, clock=lambda: now[0])
+    for done, at in ((1, 2.0), (2, 9.9), (3, 10.0), (4, 12.0), (5, 20.5), (6, 21.0)):
+        now[0] = at
+        printer(done, 6)
+    assert lines == ["judge: 3/6 answers", "judge: 5/6 answers", "judge: 6/6 answers"]

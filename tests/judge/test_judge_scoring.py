@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -437,3 +438,46 @@ def test_a_cache_dir_override_moves_the_judge_cache(tmp_path, monkeypatch):
         assert server.calls == 2
     assert list(override.rglob("*.json")), "replies are cached in the override folder"
     assert not (tmp_path / "judge-cache").exists(), "judge.cache is not used"
+
+
+def test_a_refusal_the_lexical_method_finds_is_not_sent_to_the_judge(tmp_path):
+    """#28: with abstention scored lexically, a declined answer's metrics never read the
+    judge's reply (no sentences for an unanswerable question, "declined" for an answerable
+    one), so it is not asked; the results are those the call would have given."""
+    testset = TestSet((question("good"), question("refuses", False), question("gives-up")))
+    records = {
+        "good": record("good", ANSWER),
+        "refuses": record("refuses", "I don't know."),
+        "gives-up": record("gives-up", "I don't know."),
+    }
+    with FakeOpenAI() as server:
+        settings = replace(judged(server, None), abstention_method="lexical")
+        client = JudgeClient(settings.judge, sleep=lambda s: None)
+        results = score_run(testset, records, METRICS, suite="t", generation=settings, judge=client)
+        asked = [r.body["messages"][1]["content"] for r in server.requests]
+    assert len(asked) == 1 and "100 requests per minute per API key" in asked[0]
+    refuses, gives_up = results.by_id["refuses"], results.by_id["gives-up"]
+    assert (refuses.status, refuses.metrics, refuses.sentences) == ("ok", {"abstention": 1.0}, ())
+    assert gives_up.status == "abstained"
+    assert [s.note for s in gives_up.sentences] == ["declined"]
+    assert gives_up.metrics["faithfulness"] == 0.0 and gives_up.metrics["answer_relevance"] == 0.0
+    assert (client.usage.answers, results.counts["judge_error"]) == (1, 0)
+
+
+def test_the_judge_error_count_on_stderr_is_the_results_count(tmp_path, ragguard_cli, monkeypatch):
+    """#28: an answer the judge failed on is a judge error in the results, even when none
+    of its metrics kept a judged value (an unanswerable question's refusal)."""
+    monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
+    out = tmp_path / "results.json"
+    with FakeOpenAI(default="500") as server:
+        testset, run, config = write_suite(tmp_path, server.base_url)
+        config.write_text(config.read_text() + "  max_retries: 0\n")
+        result = ragguard_cli(
+            "score", "--testset", testset, "--run", run, "--config", config, "--judge",
+            "--metrics", "faithfulness", "--out", out,
+        )  # fmt: skip
+        assert server.calls == 2  # abstention judged (--judge): the refusal is asked too
+    assert result.exit_code == 0, result.output
+    counts = json.loads(out.read_text())["counts"]
+    assert "2 judge errors" in result.stderr
+    assert counts["judge_error"] == 2

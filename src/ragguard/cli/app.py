@@ -142,7 +142,7 @@ def _one_line(exc: click.ClickException) -> str:
     elif isinstance(exc, (click.BadParameter, click.MissingParameter)) and exc.param is not None:
         param = exc.param
         place = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
-    message = " ".join(exc.format_message().split())
+    message = " ".join(exc.format_message().split()).removesuffix(".")  # click's full stop
     return f"{place}: {message}; see {command} --help"
 
 

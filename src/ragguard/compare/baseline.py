@@ -16,7 +16,12 @@ from ragguard.compare import Provenance, describe_age
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
 from ragguard.core.sources import json_from_bytes, type_name
-from ragguard.results.io import read_json_file, read_written_results, results_from_dict
+from ragguard.results.io import (
+    read_json_file,
+    read_written_results,
+    results_from_dict,
+    run_named,
+)
 from ragguard.results.model import Results
 
 BASELINE_SCHEMA = "ragguard.baseline/1"
@@ -56,10 +61,11 @@ def load_baseline(path: str | Path) -> BaselineFile:
         written = read_written_results(path)  # a results file as ragguard writes it: fast
         if written is not None:
             return BaselineFile(written)
-        data = read_json_file(path, "baseline file")
-        if isinstance(data, dict) and data.get("schema") == BASELINE_SCHEMA:
-            return _stored(data, path)
-        return BaselineFile(results_from_dict(data, path))
+        with run_named(path):
+            data = read_json_file(path, "baseline file")
+            if isinstance(data, dict) and data.get("schema") == BASELINE_SCHEMA:
+                return _stored(data, path)
+            return BaselineFile(results_from_dict(data, path))
 
 
 def parse_baseline(data: bytes, source: str) -> BaselineFile:

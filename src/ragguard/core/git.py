@@ -39,11 +39,17 @@ def git_output(*args: str, cwd: str | Path | None = None) -> str | None:
 
 
 def failure_text(done: subprocess.CompletedProcess | None) -> str:
-    """The last line git wrote to stderr, for a one-line error."""
+    """What git said went wrong, for a one-line error: its first ``fatal:`` (or ``error:``)
+    line without the prefix (the lines after it are advice, "and the repository exists."),
+    else the last line it wrote to stderr."""
     if done is None:
         return "git could not be run"
     stderr = done.stderr if isinstance(done.stderr, str) else done.stderr.decode(errors="replace")
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line.removeprefix(prefix)
     return lines[-1] if lines else "git failed"
 
 

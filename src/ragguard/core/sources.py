@@ -23,8 +23,12 @@ from ragguard.core.surrogates import LoneSurrogate, lone_surrogate_escape
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, allowed at the start of an input file
 
 
-def read_text(path: str | Path, *, what: str = "file") -> str:
-    """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty."""
+EMPTY_ADVICE = "check the path or fill it in"
+
+
+def read_text(path: str | Path, *, what: str = "file", empty_advice: str = EMPTY_ADVICE) -> str:
+    """Read a UTF-8 text file (a BOM is allowed) that must exist and not be empty; an empty
+    one is refused with ``empty_advice`` (what to write in it)."""
     path = Path(path)
     check_is_file(path, what)
     try:
@@ -38,7 +42,7 @@ def read_text(path: str | Path, *, what: str = "file") -> str:
         line = data[: exc.start].count(b"\n") + 1
         raise _not_utf8(path, data[exc.start], line) from None
     if not text.strip():
-        raise _empty(path, what)
+        raise _empty(path, what, empty_advice)
     return text
 
 
@@ -133,8 +137,8 @@ def _first_undecodable_line(path: Path) -> InputError:
     return InputError(path, "not UTF-8; save the file as UTF-8")
 
 
-def _empty(path: Path, what: str) -> InputError:
-    return InputError(path, f"{what} is empty (or only whitespace); check the path or fill it in")
+def _empty(path: Path, what: str, advice: str = EMPTY_ADVICE) -> InputError:
+    return InputError(path, f"{what} is empty (or only whitespace); {advice}")
 
 
 TOO_DEEP = "nested too deeply (hundreds of levels of lists or mappings); flatten it"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragguard.compare import Comparison
+from ragguard.compare import Comparison, exit_code
 from ragguard.config.model import RunSettings
 from ragguard.config.sections.gate import default_gate_rules
 from ragguard.core.files import write_all, write_report
@@ -99,6 +99,17 @@ def run_demo() -> tuple[DemoRun, DemoRun]:
 def compare_demo(baseline: DemoRun, changed: DemoRun) -> Comparison:
     """The pull request's results against the baseline, under the default gate rules."""
     return compare_to_baseline(baseline.results, changed.results, default_gate_rules())
+
+
+def demo_exit_note(comparison: Comparison, out_dir: Path) -> str:
+    """The demo's last line: it demonstrates, so it exits 0 whatever the verdict; say what
+    ``ragguard compare`` (and CI) would exit with on the files it wrote."""
+    baseline, changed = out_dir / "baseline.results.json", out_dir / "changed.results.json"
+    return (
+        f"ragguard demo only demonstrates, so it exits 0; on a pull request this "
+        f"{comparison.verdict.upper()} exits {exit_code(comparison)}, as "
+        f"`ragguard compare {baseline} {changed}` does"
+    )
 
 
 def write_demo(

@@ -52,7 +52,8 @@ def fetch_baseline(
     check_remote(remote)
     check_branch(data_branch, "--data-branch")
     check_branch(branch, "--branch")
-    ref = f"refs/remotes/{remote}/{data_branch}"
+    # a URL cannot be part of a ref's name: its fetch goes to a ref of ragguard's own
+    ref = f"refs/remotes/{remote if _is_remote_name(remote) else 'ragguard-url'}/{data_branch}"
     fetched = run_git(
         "fetch",
         "--quiet",
@@ -63,11 +64,7 @@ def fetch_baseline(
         timeout=NETWORK_TIMEOUT,
     )
     if not succeeded(fetched):
-        raise InputError(
-            f"{remote}/{data_branch}",
-            f"cannot fetch the data branch ({failure_text(fetched)}); has the action's "
-            "baseline job run on the target branch, and is --remote right?",
-        )
+        raise _not_fetched(repo, remote, data_branch, failure_text(fetched))
     path = _snapshot(repo, ref, branch, suite, commit) if commit else latest_path(branch, suite)
     shown = run_git(
         "show", END_OF_OPTIONS, f"{ref}:{path}", cwd=repo, text=False, timeout=NETWORK_TIMEOUT
@@ -79,6 +76,61 @@ def fetch_baseline(
         )
     baseline = parse_baseline(shown.stdout, where)
     return Fetched(path, shown.stdout.decode("utf-8"), baseline)
+
+
+AUTH_SIGNS = (
+    "could not read username",
+    "authentication failed",
+    "permission denied",
+    "terminal prompts disabled",
+    "returned error: 401",
+    "returned error: 403",
+)
+
+
+def _not_fetched(repo: Path, remote: str, data_branch: str, said: str) -> InputError:
+    """Why the data branch could not be fetched, named: no such remote, not a repository,
+    no credentials, no baseline stored yet; else what git said."""
+    lowered = said.lower()
+    place = f"{remote}/{data_branch}"
+    if lowered.startswith("not a git repository"):
+        return InputError(
+            repo,
+            "not in a git checkout: run `ragguard baseline fetch` in a clone of the repository",
+        )
+    if "does not appear to be a git repository" in lowered:
+        if _is_remote_name(remote) and not _has_remote(repo, remote):
+            return InputError(
+                "--remote",
+                f"this checkout has no git remote {remote!r}: add it (git remote add {remote} "
+                "URL) or pass --remote with the repository's URL",
+            )
+        return InputError("--remote", f"{remote} is not a git repository git can read ({said})")
+    if any(sign in lowered for sign in AUTH_SIGNS):
+        return InputError(
+            place,
+            f"git has no credentials for {remote} ({said}): give git a token for the "
+            "repository (a credential helper, e.g. `gh auth setup-git`), then fetch again",
+        )
+    if "couldn't find remote ref" in lowered:
+        return InputError(
+            place,
+            f"no baseline stored yet: {remote} has no branch {data_branch}; the action's "
+            "baseline job creates it when it runs on a push to the target branch "
+            "(docs/github.md), or check --data-branch",
+        )
+    return InputError(
+        place, f"cannot fetch the data branch ({said}); is --remote right, and can git reach it?"
+    )
+
+
+def _is_remote_name(remote: str) -> bool:
+    """A remote's name (origin), not a URL or a path."""
+    return "/" not in remote and ":" not in remote and "\\" not in remote
+
+
+def _has_remote(repo: Path, remote: str) -> bool:
+    return succeeded(run_git("remote", "get-url", END_OF_OPTIONS, remote, cwd=repo))
 
 
 def _snapshot(repo: Path, ref: str, branch: str, suite: str, commit: str) -> str:

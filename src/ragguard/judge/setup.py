@@ -10,6 +10,7 @@ a missing API key) are :class:`InputError` before anything is spent.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,6 +23,8 @@ from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.results.records import RunRecord, load_corpus
 from ragguard.testset.model import TestSet
+
+PROGRESS_EVERY_SECONDS = 10.0  # as a run's progress lines (system/progress.py)
 
 if TYPE_CHECKING:  # the client (and requests) is imported when a judge is built
     from ragguard.judge.client import JudgeClient
@@ -52,12 +55,21 @@ class GenerationSetup:
         return self.plan.line() + over + "\n"
 
 
-def progress_printer(write: Callable[[str], None], steps: int = 10) -> Callable[[int, int], None]:
-    """A progress callback writing ``judge: 20/200 answers`` about ``steps`` times a run."""
+def progress_printer(
+    write: Callable[[str], None],
+    *,
+    every: float = PROGRESS_EVERY_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> Callable[[int, int], None]:
+    """A progress callback writing ``judge: 20/200 answers`` each time ``every`` seconds have
+    passed since the last line (or the start), and once at the end: throttled by time alone,
+    like a run's progress lines."""
+    last = [clock()]
 
     def report(done: int, total: int) -> None:
-        stride = max(1, total // steps)
-        if done == total or done % stride == 0:
+        now = clock()
+        if done == total or now - last[0] >= every:
+            last[0] = now
             write(f"judge: {done}/{total} answers")
 
     return report

@@ -101,7 +101,9 @@ def judge_item(
     settings: GenerationSettings,
     corpus: Mapping[str, str] | None,
 ) -> JudgeItem | None:
-    """What to ask the judge for this question, or ``None`` when no judge call is needed."""
+    """What to ask the judge for this question, or ``None`` when no judge call is needed:
+    no answer, no metric the judge scores, or a refusal the lexical method finds (with
+    ``abstention`` not judged, a declined answer's metrics never read the judge's reply)."""
     if record is None or record.error:
         return None
     segments = segment(record.answer)
@@ -109,6 +111,8 @@ def judge_item(
         return None
     methods = settings.methods()
     if not any(methods.get(name) == "judge" for name in applicable(question, names)):
+        return None
+    if methods["abstention"] != "judge" and declined(segments):
         return None
     return answer_item(question.id, question.question, segments, context_of(record, corpus))
 
@@ -170,9 +174,8 @@ def score_generation(
         )
     if "abstention" in wanted:
         values["abstention"] = 1.0 if did_decline else 0.0
-    failed = uses_judge & values.keys() if judge_failed else set()
-    if failed and outcome is not None:
-        values.update(dict.fromkeys(failed, 0.0))
+    if judge_failed and outcome is not None:  # asked and failed: a judge error, counted once
+        values.update(dict.fromkeys(uses_judge & values.keys(), 0.0))
         return GenerationScore(values, sentences, STATUS_JUDGE_ERROR, outcome.error)
     if did_decline and question.answerable:
         return GenerationScore(
@@ -284,7 +287,7 @@ def with_generation(
     A status other than ``ok`` (the run failed or is missing) is kept.
     """
     scored = score_generation(question, record, names, settings, corpus, outcome)
-    if not scored.metrics and not scored.sentences:
+    if not scored.metrics and not scored.sentences and scored.status is None:
         return result
     keep = result.status != STATUS_OK or scored.status is None
     return replace(

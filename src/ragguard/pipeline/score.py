@@ -233,6 +233,41 @@ def score_recorded(
     return Scored(results, judge=_judge_usage(prepared), runs=len(passes))
 
 
+def score_jsonl_run(
+    testset: PathLike,
+    run: Path,
+    specs: Sequence[MetricSpec],
+    reporter: Reporter,
+    *,
+    suite: str | None = None,
+    processes: int | None = None,
+    git: Mapping[str, str | None] | None = None,
+) -> Scored | None:
+    """A large JSON Lines run of retrieval metrics, read and scored in parts, one process a
+    part (``processes``: how many; default one per core, at most 8); the results
+    :func:`score_recorded` gives, byte for byte. None: one process scores it (a small file,
+    one core, ``processes`` 1, anything unusual): call :func:`load_recorded` and
+    :func:`score_recorded`, which name any error with its line."""
+    from ragguard.scoring.labels import unmatched_warning
+    from ragguard.scoring.parallel_jsonl import line_cuts, score_jsonl_in_parts
+    from ragguard.testset.formats import is_jsonl_run
+    from ragguard.testset.load import load_testset
+
+    if any(spec.is_generation for spec in specs) or not is_jsonl_run(run):
+        return None
+    cuts = line_cuts(run, processes)
+    if cuts is None:
+        return None
+    loaded = load_testset(testset)
+    name = suite_name(suite, loaded.source)
+    scored = score_jsonl_in_parts(loaded, run, cuts, specs, suite=name, git=dict(git or {}))
+    if scored is None:
+        return None
+    seen = scored.seen
+    _warn_if(reporter, unmatched_warning(loaded, seen.chunk_ids, seen.docs, seen.answered))
+    return Scored(scored.run.results, lines=scored.run.lines)
+
+
 def score_trec(
     qrels: Path,
     trec_run: Path,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from ragguard.results.columns import (
     columns_of,
     read_columns_results,
 )
+from ragguard.results.kinds import is_recorded_run, run_given_as_results
 from ragguard.results.layout import NotWritten, question_line, read_header
 from ragguard.results.model import QuestionResult, Results, header_to_dict
 from ragguard.results.parse import FieldReader, question_from_dict, results_from_header
@@ -108,7 +109,20 @@ def load_results(path: str | Path) -> Results:
         written = read_written_results(path)
         if written is not None:
             return written
-        return results_from_dict(read_json_file(path, "results file"), path)
+        with run_named(path):
+            return results_from_dict(read_json_file(path, "results file"), path)
+
+
+@contextmanager
+def run_named(path: Path) -> Iterator[None]:
+    """A results file's reading, where a recorded run given instead fails as such (its JSON
+    or schema error would not say what happened)."""
+    try:
+        yield
+    except InputError:
+        if is_recorded_run(path):
+            raise run_given_as_results(path) from None
+        raise
 
 
 def read_written_results(path: Path) -> Results | None:

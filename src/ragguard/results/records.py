@@ -106,9 +106,17 @@ def _why_unknown(question_id: str, known: set[str]) -> str:
 
 
 def load_run(path: str | Path) -> Run:
-    """Load a recorded run in JSON Lines, streamed: one line is held at a time."""
+    """Load a recorded run in JSON Lines, streamed: one line is held at a time. A results
+    file given instead is named as such."""
+    from ragguard.results.kinds import is_results_file, results_given_as_run
+
     path = Path(path)
-    return parse_run_jsonl(iter_lines(path, what="run file"), path)
+    try:
+        return parse_run_jsonl(iter_lines(path, what="run file"), path)
+    except InputError:
+        if is_results_file(path):
+            raise results_given_as_run(path) from None
+        raise
 
 
 def parse_run_jsonl(text: str | Iterable[tuple[int, str]], source: str | Path) -> Run:

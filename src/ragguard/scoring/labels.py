@@ -8,7 +8,7 @@ A label that no chunk of the run or the corpus can match is most often a typo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 
 from ragguard.metrics.names import MetricSpec
@@ -50,13 +50,28 @@ def unmatched_label_warning(
     passes = (records, *later_passes)
     chunk_ids, docs = set(), set()
     for pass_records in passes:
-        seen_chunks, seen_docs = _seen(pass_records, origins, corpus_ids)
+        seen_chunks, seen_docs = seen_labels(pass_records, origins, corpus_ids)
         chunk_ids |= seen_chunks
         docs |= seen_docs
+    answered = {
+        question_id for p in passes for question_id, record in p.items() if not record.error
+    }
+    return unmatched_warning(testset, chunk_ids, docs, answered, bool(origins or corpus_ids))
+
+
+def unmatched_warning(
+    testset: TestSet,
+    chunk_ids: Set[str],
+    docs: Set[str],
+    answered: Set[str],
+    with_corpus: bool = False,
+) -> str | None:
+    """The line of :func:`unmatched_label_warning` from what the run's rankings hold (the
+    chunk ids and documents), and the questions it answered (a run scored in parts gathers
+    them part by part)."""
     unmatched: list[str] = []
     for question in testset:
-        answered = [p[question.id] for p in passes if question.id in p and not p[question.id].error]
-        if not answered:
+        if question.id not in answered:
             continue  # reported as missing or failed already
         for chunk_id, grade in question.relevant.items():
             if grade >= 1 and chunk_id not in chunk_ids:
@@ -66,7 +81,7 @@ def unmatched_label_warning(
                 unmatched.append(f"document {evidence.doc!r} (question {question.id!r})")
     if not unmatched:
         return None
-    where = "the run or the corpus" if origins or corpus_ids else "the run"
+    where = "the run or the corpus" if with_corpus else "the run"
     more = f", and {len(unmatched) - SHOWN} more" if len(unmatched) > SHOWN else ""
     return (
         f"{len(unmatched)} relevant label(s) match no chunk in {where}: "
@@ -75,11 +90,12 @@ def unmatched_label_warning(
     )
 
 
-def _seen(
+def seen_labels(
     records: Mapping[str, RunRecord],
     origins: Mapping[str, Chunk] | None,
     corpus_ids: frozenset[str] | None,
 ) -> tuple[set[str], set[str]]:
+    """The chunk ids and documents the records' rankings (and the corpus) hold."""
     chunk_ids: set[str] = set(corpus_ids or ())
     docs: set[str] = set()
     for chunks in (origins or {}).values(), *(r.retrieved for r in records.values()):

@@ -22,6 +22,7 @@ def merge_parts(parts: Sequence[tuple[Path, Results]]) -> Results:
     first_path, first = parts[0]
     for path, part in parts:
         _check_same_run(first_path, first, path, part)
+    _check_each_shard_once(parts)
     placed = _place_questions(parts)
     questions = tuple(placed)
     latest = max(part.created_at for _, part in parts)
@@ -55,6 +56,23 @@ def _check_same_run(first_path: Path, first: Results, path: Path, part: Results)
                 f"{what} {found} differs from {first_path}'s {expected}; "
                 "merge only the parts of one run",
             )
+
+
+def _check_each_shard_once(parts: Sequence[tuple[Path, Results]]) -> None:
+    """A file named twice, or two files holding the same shard, refused at the second."""
+    seen: dict[int, Path] = {}
+    for path, part in parts:
+        assert part.shard is not None
+        index, count = part.shard.index, part.shard.count
+        other = seen.setdefault(index, path)
+        if other is path:
+            continue
+        if Path(other) == Path(path):
+            raise InputError(path, "is given twice; pass each shard's results once")
+        raise InputError(
+            path,
+            f"is shard {index} of {count}, as {other} is; pass each shard's results once",
+        )
 
 
 def _repeat_of(results: Results) -> str:

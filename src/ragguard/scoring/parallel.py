@@ -24,7 +24,7 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -74,7 +74,9 @@ def available_processes() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def planned_parts(path: Path, processes: int | None) -> list[int] | None:
+def planned_parts(
+    path: Path, processes: int | None, cut: Callable[[Path, int], list[int]] = query_cuts
+) -> list[int] | None:
     """The byte offsets of the parts (see
     :func:`~ragguard.testset.formats.trec_runs.query_cuts`), or None when one process does it:
     ``processes`` 1, one core, or a file too small to split."""
@@ -88,7 +90,7 @@ def planned_parts(path: Path, processes: int | None) -> list[int] | None:
     parts = min(wanted, MAX_PROCESSES, size // PART_BYTES)
     if parts < 2:
         return None
-    cuts = query_cuts(path, parts)
+    cuts = cut(path, parts)
     return cuts if len(cuts) > 2 else None
 
 
@@ -123,7 +125,11 @@ def _score_in_parts(
 ) -> ScoredRun | None:
     sys.stdout.flush()
     sys.stderr.flush()
-    with collector_paused(), _children(testset, path, cuts[1:], specs) as children:
+
+    def work(start: int, stop: int) -> _Part | None:
+        return _score_part(testset, path, start, stop, specs)
+
+    with collector_paused(), forked_parts(work, cuts[1:]) as children:
         own = rankings_between(path, cuts[0], cuts[1])
         if own is None:
             return None
@@ -134,7 +140,8 @@ def _score_in_parts(
             if query in positions
         }
         own_lines = {index: question_line(result) for index, result in scored.items()}
-        parts = [_received(child) for child in children]
+        parts = [received(child) for child in children]
+        parts = [part if isinstance(part, _Part) else None for part in parts]
         if any(part is None for part in parts):
             return None
         queries = [*own, *(query for part in parts if part for query in part.queries)]
@@ -158,14 +165,14 @@ def _add_parts(
     lines: dict[int, str] = {}
     for part in parts:
         for index, values, judgments, fingerprint, line, ranking in part.scored:
-            ids = _ids_of_line(line) if ranking is None else ranking
+            ids = ids_of_line(line) if ranking is None else ranking
             question = testset.questions[index]
             scored[index] = ranked_result(question, values, ids, judgments, fingerprint)
             lines[index] = line
     return lines
 
 
-def _ids_of_line(line: str) -> LazyIds:
+def ids_of_line(line: str) -> LazyIds:
     """The ids a plain line ends with (``..., "retrieved": ["a", "b"]}``), split on first use."""
     start = line.rindex(RETRIEVED) + len(RETRIEVED)
     return LazyIds(line, start, len(line) - 1)
@@ -178,16 +185,18 @@ class _Child:
     done: bool = False
 
 
+PartWork = Callable[[int, int], Any]
+
+
 @contextmanager
-def _children(
-    testset: TestSet, path: Path, cuts: Sequence[int], specs: Sequence[MetricSpec]
-) -> Iterator[list[_Child]]:
-    """A forked child per part after the first (``cuts``: their starts, then the end); on
-    leaving, any child still running is killed, and every child is waited for."""
+def forked_parts(work: PartWork, cuts: Sequence[int]) -> Iterator[list[_Child]]:
+    """A forked child per part (``cuts``: their starts, then the end), each sending back
+    ``work(start, stop)`` through a pipe (:func:`received`); on leaving, any child still
+    running is killed, and every child is waited for."""
     children: list[_Child] = []
     try:
         for start, stop in pairwise(cuts):
-            children.append(_fork(testset, path, start, stop, specs))
+            children.append(_fork(work, start, stop))
         yield children
     finally:
         for child in children:
@@ -200,9 +209,7 @@ def _children(
                 os.waitpid(child.pid, 0)
 
 
-def _fork(
-    testset: TestSet, path: Path, start: int, stop: int, specs: Sequence[MetricSpec]
-) -> _Child:
+def _fork(work: PartWork, start: int, stop: int) -> _Child:
     reader, writer = os.pipe()
     pid = os.fork()
     if pid:
@@ -212,7 +219,7 @@ def _fork(
     try:  # the child: never returns into the caller's code
         os.close(reader)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent reports it
-        part = _score_part(testset, path, start, stop, specs)
+        part = work(start, stop)
         with os.fdopen(writer, "wb") as pipe:
             pickle.dump(part, pipe, protocol=pickle.HIGHEST_PROTOCOL)
         code = 0
@@ -238,8 +245,9 @@ def _score_part(
     return _Part(list(rankings), scored)
 
 
-def _received(child: _Child) -> _Part | None:
-    """The child's part, or None when it found its part unusual or failed in any way."""
+def received(child: _Child) -> Any:
+    """What the child sent, or None when it failed in any way (or sent None: its part was
+    unusual)."""
     try:
         with os.fdopen(child.reader, "rb", closefd=False) as pipe:
             part: Any = pickle.load(pipe)
@@ -247,6 +255,4 @@ def _received(child: _Child) -> _Part | None:
         part = None
     _, status = os.waitpid(child.pid, 0)
     child.done = True
-    if os.waitstatus_to_exitcode(status) != 0 or not isinstance(part, _Part | None):
-        return None
-    return part
+    return part if os.waitstatus_to_exitcode(status) == 0 else None

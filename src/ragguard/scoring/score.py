@@ -125,6 +125,46 @@ def ranked_result(
     )
 
 
+SENT_FIELDS = (
+    "status",
+    "metrics",
+    "error",
+    "judgments",
+    "answer",
+    "latency_ms",
+    "usage",
+    "fingerprint",
+    "agent",
+)
+
+
+def sent_fields(result: QuestionResult) -> tuple[object, ...]:
+    """What another process sends of a question it scored with :func:`score_question` (the
+    question's own fields, which this process has, left out): :func:`received_result`
+    rebuilds it with the ids it retrieved."""
+    return tuple(getattr(result, name) for name in SENT_FIELDS)
+
+
+def received_result(
+    question: Question, fields: Sequence[object], retrieved: Sequence[str]
+) -> QuestionResult:
+    """The question's result from :func:`sent_fields` and its retrieved ids."""
+    sent = dict(zip(SENT_FIELDS, fields, strict=True))
+    return _result(
+        question,
+        sent["status"],  # type: ignore[arg-type]
+        sent["metrics"],  # type: ignore[arg-type]
+        retrieved,
+        error=sent["error"],  # type: ignore[arg-type]
+        judgments=sent["judgments"],  # type: ignore[arg-type]
+        answer=sent["answer"],  # type: ignore[arg-type]
+        latency_ms=sent["latency_ms"],  # type: ignore[arg-type]
+        usage=sent["usage"],  # type: ignore[arg-type]
+        fingerprint=sent["fingerprint"],  # type: ignore[arg-type]
+        agent=sent["agent"],  # type: ignore[arg-type]
+    )
+
+
 def _result(
     question: Question,
     status: str,

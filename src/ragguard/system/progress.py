@@ -69,9 +69,10 @@ class BarProgress:
 
 
 class LogProgress:
-    """Plain lines for CI logs (no carriage returns): one at the start, then one when
-    ``every`` seconds have passed or another tenth of the questions is done, and one at the
-    end; each with n/N, the failures and an estimate of the time left."""
+    """Plain lines for CI logs (no carriage returns): one at the start, then one each time
+    ``every`` seconds have passed since the last, and one at the end; each with n/N, the
+    failures and an estimate of the time left. Throttled by time alone, so a run that takes
+    a second writes two lines however many questions it has."""
 
     def __init__(
         self,
@@ -90,15 +91,12 @@ class LogProgress:
         self.last = self.started
         self.done = 0
         self.errors = 0
-        self.tenths = 0
         self.shown: tuple[int, int] | None = None  # (done, errors) of the last progress line
         self._write(f"ragguard: running {total} questions with concurrency {concurrency}")
 
     def update(self, done: int, errors: int) -> None:
         self.done, self.errors = done, errors
-        tenths = done * 10 // self.total if self.total else 10
-        if tenths > self.tenths or self.clock() - self.last >= self.every:
-            self.tenths = max(self.tenths, tenths)
+        if self.clock() - self.last >= self.every:
             self._line()
 
     def close(self) -> None:

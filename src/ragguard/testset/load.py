@@ -54,8 +54,24 @@ def load_testset(path: str | Path) -> TestSet:
     )
 
 
+ENTRY_EXAMPLES = {
+    "yaml": 'a question looks like "- {id: q1, question: How do I rotate a key?, '
+    'relevant: [auth-keys]}" (docs/formats.md)',
+    "jsonl": 'a line looks like {"id": "q1", "question": "How do I rotate a key?", '
+    '"relevant": ["auth-keys"]} (docs/formats.md)',
+    "csv": 'under the header "id,question,relevant" a row looks like '
+    '"q1,How do I rotate a key?,auth-keys" (docs/formats.md)',
+}
+
+
+def _read_testset(path: Path, kind: str) -> str:
+    """The test set's text; an empty file is refused with an entry of its format to copy."""
+    advice = f"check the path, or write its questions: {ENTRY_EXAMPLES[kind]}"
+    return read_text(path, what="test set", empty_advice=advice)
+
+
 def _load_yaml(path: Path) -> TestSet:
-    data = parse_yaml(read_text(path, what="test set"), path)
+    data = parse_yaml(_read_testset(path, "yaml"), path)
     if isinstance(data, LineDict) and "questions" in data:
         data = data["questions"]
     if not isinstance(data, LineList):
@@ -70,21 +86,21 @@ def _load_yaml(path: Path) -> TestSet:
                 path, f"expected a question mapping, found {type_name(entry)}", line=line
             )
         entries.append((entry, entry.where(path)))
-    return testset_from_entries(path, entries)
+    return testset_from_entries(path, entries, example=ENTRY_EXAMPLES["yaml"])
 
 
 def _load_jsonl(path: Path) -> TestSet:
-    text = read_text(path, what="test set")
+    text = _read_testset(path, "jsonl")
     entries = [(obj, Where(path, number)) for number, obj in iter_jsonl_objects(text, path)]
-    return testset_from_entries(path, entries)
+    return testset_from_entries(path, entries, example=ENTRY_EXAMPLES["jsonl"])
 
 
 def _load_csv(path: Path) -> TestSet:
-    text = read_text(path, what="test set")
+    text = _read_testset(path, "csv")
     entries = []
     for number, row in iter_csv_rows(text, path):
         entries.append((_csv_entry(row, Where(path, number)), Where(path, number)))
-    return testset_from_entries(path, entries)
+    return testset_from_entries(path, entries, example=ENTRY_EXAMPLES["csv"])
 
 
 def _csv_entry(row: dict[str, str], where: Where) -> dict[str, Any]:
@@ -148,12 +164,16 @@ def _csv_bool(value: str, key: str, where: Where) -> bool:
 
 
 def testset_from_entries(
-    path: str | Path, entries: Iterable[tuple[Mapping[str, Any], Where]]
+    path: str | Path,
+    entries: Iterable[tuple[Mapping[str, Any], Where]],
+    *,
+    example: str = "",
 ) -> TestSet:
     """The test set of question entries, each checked; errors name the entry's place.
 
-    The loaders call it with the file's entries; ``ragguard import`` with the entries it
-    would write, placed in the file they come from, so a refusal names that file.
+    The loaders call it with the file's entries and ``example``, an entry of the file's
+    format shown when it holds none; ``ragguard import`` with the entries it would write,
+    placed in the file they come from, so a refusal names that file.
     """
     questions: list[Question] = []
     wheres: dict[str, Where] = {}
@@ -166,7 +186,7 @@ def testset_from_entries(
             wheres[question.id] = where
             questions.append(question)
     if not questions:
-        raise InputError(path, "test set has no questions")
+        raise InputError(path, "test set has no questions" + (f"; {example}" if example else ""))
     twins = same_after_normalising(wheres)
     if twins:
         raise wheres[twins[1]].error(

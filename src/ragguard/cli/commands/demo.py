@@ -26,7 +26,7 @@ def demo(out: Path, seed: bool) -> None:
     if seed:
         _seed_demo(out)
         return
-    from ragguard.demo.walkthrough import compare_demo, run_demo, write_demo
+    from ragguard.demo.walkthrough import compare_demo, demo_exit_note, run_demo, write_demo
     from ragguard.render import comparison_terminal, terminal_report
 
     runs = run_demo()
@@ -42,6 +42,7 @@ def demo(out: Path, seed: bool) -> None:
         f"written to {out}/"
     )
     click.echo("the reference text's worked examples: ragguard demo --seed")
+    click.echo(demo_exit_note(comparison, out))
 
 
 def _seed_demo(out: Path | None) -> None:

@@ -29,6 +29,30 @@ def _check_sources(
         raise click.UsageError(f"{chosen[0]} needs --run")
 
 
+def _check_processes(
+    processes: int | None, runs: tuple[Path, ...], generation: bool, beir: Path | None
+) -> None:
+    """``--processes`` above 1 where the run is scored in one process whatever it says:
+    refused, not ignored."""
+    if processes is None or processes == 1:
+        return
+    if len(runs) > 1:
+        why = "repeats (several --run files) are scored in one process"
+    elif beir:
+        why = "a run against a --beir folder is scored in one process"
+    elif generation:
+        why = "generation metrics, --config, --judge and --corpus are scored in one process"
+    else:
+        return
+    from ragguard.core.errors import InputError
+
+    raise InputError(
+        "--processes",
+        f"splits one --run scored on retrieval metrics, or a --trec-run; {why}: drop "
+        "--processes (or give 1)",
+    )
+
+
 @click.command()
 @click.option("--testset", type=click.Path(path_type=Path), help="Test set: .yaml, .jsonl or .csv.")
 @click.option(
@@ -57,7 +81,8 @@ def _check_sources(
 @click.option(
     "--processes",
     type=click.IntRange(min=1),
-    help="Processes that read and score a large --trec-run (default: one per core, at most 8).",
+    help="Processes that read and score a large --trec-run, or one JSON Lines --run on "
+    "retrieval metrics (default: one per core, at most 8).",
 )
 def score(
     testset: Path | None,
@@ -84,7 +109,13 @@ def score(
     _check_sources(testset, run[0] if run else None, qrels, trec_run, beir)
     from ragguard.core.git import current_commit
     from ragguard.pipeline.reporter import TerminalReporter
-    from ragguard.pipeline.score import GenerationRequest, load_recorded, score_recorded, score_trec
+    from ragguard.pipeline.score import (
+        GenerationRequest,
+        load_recorded,
+        score_jsonl_run,
+        score_recorded,
+        score_trec,
+    )
 
     generation = None
     if any(spec.is_generation for spec in specs) or config_file or use_judge or dry_run or corpus:
@@ -95,6 +126,7 @@ def score(
     # generation None: retrieval metrics only and nothing about generation asked, so the
     # generation and judge modules (most of a short run's start-up) are not loaded.
     reporter = TerminalReporter()
+    _check_processes(processes, run, generation is not None, beir)
     if qrels and trec_run:
         scored = score_trec(
             qrels,
@@ -107,10 +139,17 @@ def score(
             git=current_commit(),
         )
     else:
-        recorded = load_recorded(testset, run, reporter, beir=beir, split=split)
-        scored = score_recorded(
-            recorded, specs, reporter, suite=suite, generation=generation, git=current_commit()
-        )
+        scored = None
+        if testset and len(run) == 1 and generation is None:
+            scored = score_jsonl_run(
+                testset, run[0], specs, reporter, suite=suite, processes=processes,
+                git=current_commit(),
+            )  # fmt: skip
+        if scored is None:
+            recorded = load_recorded(testset, run, reporter, beir=beir, split=split)
+            scored = score_recorded(
+                recorded, specs, reporter, suite=suite, generation=generation, git=current_commit()
+            )
     for plan in scored.plans:
         click.echo(plan, nl=False)
     if scored.results is None:

@@ -27,11 +27,21 @@ def load_run_file(
     head = _head(path)
     if is_trace_file(head):
         return load_trace_run(path, questions)
-    if path.suffix.lower() in JSONL_SUFFIXES or head[:1] in ("{", "[", '"'):
+    if _is_jsonl(path, head):
         return load_run(path)
     from ragguard.testset.formats.trec_runs import load_trec_run
 
     return load_trec_run(path)
+
+
+def is_jsonl_run(path: str | Path) -> bool:
+    """Whether :func:`load_run_file` reads ``path`` as JSON Lines."""
+    head = _head(Path(path))
+    return not is_trace_file(head) and _is_jsonl(Path(path), head)
+
+
+def _is_jsonl(path: Path, head: str) -> bool:
+    return path.suffix.lower() in JSONL_SUFFIXES or head[:1] in ("{", "[", '"')
 
 
 def is_trace_run_file(path: str | Path) -> bool:
