@@ -180,3 +180,21 @@ def test_the_recipe_runs_baseline_then_merge_request_notes(
     assert updated["body"] != first_body and "`hit_rate@1` fails" in updated["body"]
     methods = [r.method for r in gitlab.fake.requests if "/notes" in r.path]
     assert methods == ["GET", "POST", "GET", "PUT"]
+
+
+def test_a_merge_request_before_any_baseline_still_gets_its_note(
+    tools: None, gitlab: FakeGitLabServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "project"
+    make_project(repo)
+    gitlab.fake.notes[IID] = []
+    git(repo, "checkout", "-q", "-b", "feature")
+
+    done = run_job(repo, gitlab, "ragguard-merge-request", **merge_request_variables())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no baseline yet" in done.stdout
+    assert [r.status for r in gitlab.fake.requests if "/jobs/artifacts/" in r.path] == [404]
+    assert not (repo / "baseline.json").exists()
+    [note] = gitlab.fake.notes[IID]
+    assert note["body"] == (repo / "comment.md").read_text(encoding="utf-8")
+    assert junit_failures(repo) == 0
