@@ -19,6 +19,7 @@ from ragguard.cli.commands.calibrate import calibrate_command
 from ragguard.cli.commands.ci import ci_command, publish_command
 from ragguard.cli.commands.compare import compare_command, power_command
 from ragguard.cli.commands.demo import demo
+from ragguard.cli.commands.gitlab import gitlab_note_command
 from ragguard.cli.commands.import_testset import import_command
 from ragguard.cli.commands.init import init
 from ragguard.cli.commands.results import explain_command, report
@@ -166,6 +167,7 @@ cli.add_command(calibrate_command)
 cli.add_command(import_command)
 cli.add_command(ci_command)
 cli.add_command(publish_command)
+cli.add_command(gitlab_note_command)
 
 
 def main() -> None:
