@@ -33,7 +33,7 @@ def job_setting(name: str, advice: str) -> str:
     return value
 
 
-@click.command("gitlab-note", hidden=True)
+@click.command("gitlab-note")
 @click.argument("comment_file", type=click.Path(path_type=Path))
 def gitlab_note_command(comment_file: Path) -> None:
     """Post COMMENT_FILE (from `compare --markdown`) as the merge request's ragguard note.
