@@ -11,6 +11,7 @@ scrollbar, hiding its right part).
 Run as a script to measure a comment file (and optionally save a screenshot)::
 
     python tests/browser/gfm_browser.py comment.md [--screenshot comment.png]
+        [--renderer gfm|python-markdown]
 """
 
 from __future__ import annotations
@@ -98,9 +99,23 @@ def find_browser() -> str | None:
     return next((found for name in BROWSERS if (found := shutil.which(name))), None)
 
 
-def comment_html(markdown: str) -> str:
-    """The page: GitHub's renderer and stylesheet, the comment body at GitHub's width."""
-    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+RENDERERS = ("gfm", "python-markdown")
+
+
+def rendered_html(markdown: str, renderer: str = "gfm") -> str:
+    """The comment's HTML by GitHub's renderer (cmark-gfm), or by python-markdown (what
+    MkDocs and many wikis use) with its tables extension."""
+    if renderer == "python-markdown":
+        import markdown as python_markdown
+
+        return python_markdown.markdown(markdown, extensions=["tables"])
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+
+
+def comment_html(markdown: str, renderer: str = "gfm") -> str:
+    """The page: the renderer's HTML and GitHub's stylesheet, the comment body at GitHub's
+    width."""
+    rendered = rendered_html(markdown, renderer)
     css = (HERE / "github-markdown-light.css").read_text(encoding="utf-8")
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
@@ -130,11 +145,13 @@ def _run_browser(browser: str, page: Path, *extra: str, height: int = 2000) -> s
     return done.stdout
 
 
-def measure(markdown: str, browser: str, screenshot: Path | None = None) -> Layout:
+def measure(
+    markdown: str, browser: str, screenshot: Path | None = None, renderer: str = "gfm"
+) -> Layout:
     """Lay the comment out in ``browser`` and return what it measured."""
     with tempfile.TemporaryDirectory() as folder:
         page = Path(folder) / "comment.html"
-        page.write_text(comment_html(markdown), encoding="utf-8")
+        page.write_text(comment_html(markdown, renderer), encoding="utf-8")
         dom = _run_browser(browser, page, "--dump-dom")
         found = _RESULT.search(dom)
         if found is None:
@@ -157,12 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("comment", type=Path)
     parser.add_argument("--screenshot", type=Path)
+    parser.add_argument("--renderer", choices=RENDERERS, default="gfm")
     args = parser.parse_args(argv)
     browser = find_browser()
     if browser is None:
         print("no headless Chromium found (apt-get install chromium-headless-shell)")
         return 2
-    layout = measure(args.comment.read_text(encoding="utf-8"), browser, args.screenshot)
+    text = args.comment.read_text(encoding="utf-8")
+    layout = measure(text, browser, args.screenshot, args.renderer)
     print(
         f"{args.comment}: {len(args.comment.read_text(encoding='utf-8'))} characters, "
         f"height {layout.height} px (all details open: {layout.open_height} px), "
