@@ -3,6 +3,7 @@ labels placed in them, and the share of the corpus by size no question reaches."
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def test_markdown_splits_at_headings_outside_fenced_code_and_keeps_the_prelude()
     sections = split_sections(GUIDE, ".md")
     assert [s.title for s in sections] == [PRELUDE_TITLE, "Limits", "Retries"]
     assert sections[0].start == 0 and sections[-1].end == len(GUIDE)
-    assert all(a.end == b.start for a, b in zip(sections, sections[1:], strict=False))
+    assert all(a.end == b.start for a, b in pairwise(sections))
 
 
 def test_white_space_before_the_first_heading_belongs_to_it() -> None:
@@ -101,9 +102,7 @@ def test_each_kind_of_label_touches_the_sections_it_overlaps() -> None:
         _question("whole", Evidence("d.md")),
     ]
     coverage = corpus_coverage(docs, questions)
-    touched = {
-        doc.id: [s.title for s in doc.sections if s.questions] for doc in coverage.documents
-    }
+    touched = {doc.id: [s.title for s in doc.sections if s.questions] for doc in coverage.documents}
     assert touched == {
         "a.md": ["Limits"],
         "b.md": ["Retries"],

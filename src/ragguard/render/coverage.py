@@ -15,7 +15,7 @@ def coverage_text(coverage: CorpusCoverage) -> str:
     """The coverage report for a terminal: the share, then a table per kind of gap."""
     size = coverage.size
     lines = [
-        f"Corpus: {len(coverage.documents)} documents, {size:,} characters. "
+        f"Corpus: {_count(len(coverage.documents), 'document')}, {size:,} characters. "
         f"The questions' labels touch {_percent(coverage.covered_size, size)} of it by size "
         f"({coverage.covered_size:,} characters).",
         "",
@@ -44,6 +44,10 @@ def _table(title: str, documents: Sequence[DocumentCoverage], size: int) -> str:
     return head + "\n" + simple_table(["document", "characters", "share"], rows)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "0.0%"
 
@@ -57,4 +61,6 @@ def uncovered_changed_line(doc_ids: Sequence[str]) -> str | None:
     rest = len(doc_ids) - len(shown)
     names = ", ".join(shown) + (f" and {rest} more" if rest > 0 else "")
     noun = "document" if len(doc_ids) == 1 else "documents"
-    return f"This pull request changes {noun} no question covers: {names}."
+    return (
+        f"This pull request changes {len(doc_ids)} corpus {noun} that no question covers: {names}."
+    )
