@@ -11,7 +11,10 @@ from ci_fixtures import REPOSITORY
 from fake_github import FakeGitHub, Repo
 from test_ci_glue import CONFIG, collaborators, pull_event, settings_for
 
+from ragguard.ci.collaborators import Target
+from ragguard.ci.corpus_note import uncovered_changes_note
 from ragguard.ci.glue import run_ci
+from ragguard.config.load import load_config
 
 EVIDENCE_TESTSET = """\
 - id: retry-429
@@ -75,3 +78,24 @@ def test_no_line_when_every_changed_document_is_covered_or_nothing_in_the_corpus
     )
     assert LINE_START not in body
     assert not any("corpus documents" in line for line in lines)
+
+
+def test_when_git_cannot_diff_against_the_merge_base_the_log_says_why_and_the_comment_nothing(
+    suite: Path,
+) -> None:
+    (suite / "ragguard.yml").write_text(CONFIG + "corpus: docs\n")
+    (suite / "eval" / "testset.yaml").write_text(EVIDENCE_TESTSET)
+    git = GitRepo.create(suite, REPOSITORY)  # its origin cannot be fetched from
+    head = git.commit(DOCS, "Suite and corpus")
+    lines: list[str] = []
+    target = Target(head, "main", 7)
+
+    note = uncovered_changes_note(
+        load_config(suite / "ragguard.yml"), target, "f" * 40, lines.append
+    )
+
+    assert note == ""
+    [line] = lines
+    assert line.startswith(
+        "ragguard: orders: cannot tell which corpus documents the pull request changes: "
+    )
