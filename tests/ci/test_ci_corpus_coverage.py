@@ -85,7 +85,8 @@ def test_when_git_cannot_diff_against_the_merge_base_the_log_says_why_and_the_co
 ) -> None:
     (suite / "ragguard.yml").write_text(CONFIG + "corpus: docs\n")
     (suite / "eval" / "testset.yaml").write_text(EVIDENCE_TESTSET)
-    git = GitRepo.create(suite, REPOSITORY)  # its origin cannot be fetched from
+    git = GitRepo.create(suite, REPOSITORY)
+    git.git("remote", "set-url", "origin", str(suite / "no-such-remote"))  # no fetch from it
     head = git.commit(DOCS, "Suite and corpus")
     lines: list[str] = []
     target = Target(head, "main", 7)
