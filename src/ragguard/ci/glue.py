@@ -43,6 +43,7 @@ from ragguard.ci.baseline import (
     save_baseline,
 )
 from ragguard.ci.collaborators import CiOutcome, Collaborators, Target
+from ragguard.ci.corpus_note import uncovered_changes_note
 from ragguard.ci.options import CiOptions, ci_options
 from ragguard.ci.outputs import append_summary, write_outputs
 from ragguard.ci.policy import exit_code, status_description, status_state
@@ -278,6 +279,10 @@ def _evaluate_and_report(
     if gate is not None:
         changes = baseline_changes(opts, own_opts)
         top += gate_note(gate, comparison, baseline_phrase(stored, comparison), changes)
+    if config.documents is not None and target.pr is not None:
+        merge_base = (gate.commit if gate else None) or target.base_sha
+        merge_base = merge_base or collab.github.merge_base(target.base_branch or "", target.sha)
+        top += uncovered_changes_note(config, target, merge_base, collab.log)
     frame = Frame(top, trend)
     comment_body = with_outcome(
         framed_comment(comparison, frame), Outcome(comparison.reported_verdict, state)

@@ -18,7 +18,13 @@ from pathlib import Path
 
 from ragguard.config.model import Config
 from ragguard.core.exits import EXIT_ERROR, EXIT_OK
-from ragguard.core.git import END_OF_OPTIONS, failure_text, git_output, run_git, succeeded
+from ragguard.core.git import (
+    failure_text,
+    fetch_missing_commit,
+    git_output,
+    run_git,
+    succeeded,
+)
 from ragguard.results.io import load_results
 from ragguard.results.model import Results
 
@@ -35,14 +41,10 @@ def rerun_in_worktree(
         log(f"ragguard: no baseline rerun: {config.root} is not in a git checkout")
         return None
     top = Path(top_text)
-    if not succeeded(run_git("cat-file", "-e", END_OF_OPTIONS, f"{commit}^{{commit}}", cwd=top)):
-        fetched = run_git(
-            "fetch", "--no-tags", "--depth=1", END_OF_OPTIONS, "origin", commit,
-            cwd=top, timeout=GIT_TIMEOUT,
-        )  # fmt: skip
-        if not succeeded(fetched):
-            log(f"ragguard: no baseline rerun: cannot fetch {commit[:12]}: {failure_text(fetched)}")
-            return None
+    missing = fetch_missing_commit(commit, top, timeout=GIT_TIMEOUT)
+    if missing is not None:
+        log(f"ragguard: no baseline rerun: cannot fetch {commit[:12]}: {missing}")
+        return None
     relative = config.path.resolve().relative_to(top.resolve())
     with tempfile.TemporaryDirectory(prefix="ragguard-rerun-") as folder:
         tree = Path(folder) / "tree"

@@ -18,6 +18,7 @@ from ragguard.cli.commands.baseline import baseline_group
 from ragguard.cli.commands.calibrate import calibrate_command
 from ragguard.cli.commands.ci import ci_command, publish_command
 from ragguard.cli.commands.compare import compare_command, power_command
+from ragguard.cli.commands.coverage import coverage_command
 from ragguard.cli.commands.demo import demo
 from ragguard.cli.commands.gitlab import gitlab_note_command
 from ragguard.cli.commands.import_testset import import_command
@@ -40,6 +41,7 @@ COMMAND_ORDER = (
     "report",
     "baseline",
     "import",
+    "coverage",
     "merge",
     "calibrate",
     "ci",
@@ -165,6 +167,7 @@ cli.add_command(power_command)
 cli.add_command(baseline_group)
 cli.add_command(calibrate_command)
 cli.add_command(import_command)
+cli.add_command(coverage_command)
 cli.add_command(ci_command)
 cli.add_command(publish_command)
 cli.add_command(gitlab_note_command)

@@ -97,6 +97,7 @@ def config_from_mapping(data: Any, path: Path) -> Config:
     from ragguard.config.model import Config, check_repeatable
     from ragguard.config.reader import Reader, top_key
     from ragguard.config.sections.suite import (
+        corpus_paths,
         existing_path,
         metric_specs,
         min_coverage_of,
@@ -121,16 +122,18 @@ def config_from_mapping(data: Any, path: Path) -> Config:
             data,
             "system",
         )
+    corpus, documents = corpus_paths(reader, data, root)
     config = Config(
         path=path,
         root=root,
         suite=suite_name(reader, data, root),
         testset=existing_path(reader, data, "testset", root, required=True),  # type: ignore[arg-type]
-        corpus=existing_path(reader, data, "corpus", root, required=False),
+        corpus=corpus,
         system=system_config(reader, data, root),
         metrics=metric_specs(reader, data),
         sections=_sections(reader, data),
         min_coverage=min_coverage_of(data, path),
+        documents=documents,
     )
     return check_repeatable(config)
 

@@ -81,6 +81,7 @@ class Config:
     # of a section's key, and of the mapping itself for a section that is missing.
     sections: LineDict
     min_coverage: float = DEFAULT_MIN_COVERAGE  # evidence labels: share a chunk must hold
+    documents: Path | None = None  # ``corpus:`` naming a folder of documents (coverage)
 
     @cached_property
     def gate(self) -> GateRules:

@@ -104,3 +104,41 @@ def check_branch(branch: str, key: str) -> str:
 
 def _shown(value: str) -> str:
     return repr(value) if len(value) <= 60 else repr(value[:60]) + "…"
+
+
+def fetch_missing_commit(
+    commit: str, cwd: str | Path, timeout: float = NETWORK_TIMEOUT
+) -> str | None:
+    """Make sure the checkout at ``cwd`` has ``commit``: a shallow checkout (actions/checkout's
+    default) lacks the merge base, so it is fetched from origin, one commit deep. None when
+    the commit is there, else why it could not be fetched."""
+    if succeeded(run_git("cat-file", "-e", END_OF_OPTIONS, f"{commit}^{{commit}}", cwd=cwd)):
+        return None
+    fetched = run_git(
+        "fetch", "--no-tags", "--depth=1", END_OF_OPTIONS, "origin", commit,
+        cwd=cwd, timeout=timeout,
+    )  # fmt: skip
+    return None if succeeded(fetched) else failure_text(fetched)
+
+
+def changed_paths(base: str, head: str, folder: Path) -> list[str] | None:
+    """The files under ``folder`` (paths relative to it, ``/``-separated) that differ between
+    the commits ``base`` and ``head``; None when git cannot tell (not a checkout, or a
+    commit the checkout lacks, as in a shallow clone)."""
+    done = run_git(
+        "-C",
+        str(folder),
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        "--relative",
+        END_OF_OPTIONS,
+        base,
+        head,
+        "--",
+        ".",
+    )
+    if not succeeded(done):
+        return None
+    return [name for name in done.stdout.split("\0") if name]  # type: ignore[union-attr]

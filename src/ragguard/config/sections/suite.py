@@ -58,6 +58,22 @@ def existing_path(
     return resolve_file(value, root, lambda message: reader.error(message, key, data, key))
 
 
+def corpus_paths(reader: Reader, data: LineDict, root: Path) -> tuple[Path | None, Path | None]:
+    """``corpus``: a chunk file (JSON Lines) or a folder of documents, relative to the
+    config's folder; returned as (chunk file, documents folder), one of them None. A folder
+    is what ``ragguard coverage`` and the pull request's coverage line read; runs and scoring
+    read chunk text from a file only."""
+    value = data.get("corpus")
+    if isinstance(value, str) and value.strip() and "\0" not in value:
+        try:
+            folder = (root / value).resolve()
+            if folder.is_dir():
+                return None, folder
+        except OSError:
+            pass  # resolve_file says what is wrong with the path
+    return existing_path(reader, data, "corpus", root, required=False), None
+
+
 def resolve_file(value: Any, root: Path, fail: Callable[[str], InputError]) -> Path:
     """A path relative to the config's folder that must name an existing file."""
     if not isinstance(value, str) or not value.strip():

@@ -1,0 +1,88 @@
+"""`ragguard coverage` (cli/commands/coverage.py): the demo corpus figure in docs/coverage.md,
+the JSON, the corpus folder from ragguard.yml, and its input errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from ragguard.cli.app import cli
+from ragguard.config.load import load_config
+from ragguard.demo.pipeline import DOCS_DIR, TESTSET_PATH
+
+DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "coverage.md"
+
+
+def _first_nine(tmp_path: Path) -> Path:
+    """The demo test set's first nine questions (authentication and rate limits)."""
+    text = TESTSET_PATH.read_text(encoding="utf-8")
+    path = tmp_path / "first-nine.yaml"
+    path.write_text(text[: text.index("- id: limit-per-ip")], encoding="utf-8")
+    return path
+
+
+def _figure() -> str:
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    block = page.split("<!-- coverage-figure -->\n```text\n", 1)[1]
+    return block.split("```\n", 1)[0]
+
+
+def test_the_demo_corpus_figure_in_the_docs_is_what_the_command_prints(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["demo", "--out", "demo"]).exit_code == 0
+    args = ["coverage", "--corpus", str(DOCS_DIR), "--testset", str(_first_nine(tmp_path))]
+    result = runner.invoke(cli, [*args, "--run", "demo/baseline.run.jsonl"])
+    assert result.exit_code == 0, result.output
+    assert result.output == _figure()
+
+
+def test_the_whole_demo_test_set_reaches_every_page_and_json_says_so() -> None:
+    args = ["coverage", "--corpus", str(DOCS_DIR), "--testset", str(TESTSET_PATH), "--json"]
+    result = CliRunner().invoke(cli, args)
+    data = json.loads(result.output)
+    assert (data["share"], data["uncovered_documents"], data["unplaced_labels"]) == (1.0, [], [])
+    assert data["size"] == sum(p.stat().st_size for p in DOCS_DIR.glob("*.md"))
+    assert data["unretrieved_documents"] is None
+
+
+def _suite(tmp_path: Path, corpus: str) -> Path:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\nalpha\n## B\nbeta\n", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        "- id: q\n  question: what is alpha?\n  relevant: [{doc: a.md, quote: alpha}]\n"
+    )
+    (tmp_path / "run.jsonl").write_text('{"id": "q", "retrieved": ["c"]}\n')
+    config = tmp_path / "ragguard.yml"
+    config.write_text(f"testset: t.yaml\ncorpus: {corpus}\nsystem: {{recorded: run.jsonl}}\n")
+    return config
+
+
+def test_corpus_in_ragguard_yml_may_name_a_folder_which_coverage_reads(tmp_path: Path) -> None:
+    config = _suite(tmp_path, "docs")
+    loaded = load_config(config)
+    assert (loaded.documents, loaded.corpus) == ((tmp_path / "docs").resolve(), None)
+    result = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(
+        "Corpus: 1 document, 20 characters. The questions' labels touch 50.0% of it by size"
+    )
+    assert result.output.endswith(
+        "does: 1\ndocument    section    characters\n"
+        "----------  ---------  ------------\na.md        B          10\n"
+    )
+
+
+def test_without_a_corpus_folder_it_is_one_line_naming_the_option(tmp_path: Path) -> None:
+    (tmp_path / "chunks.jsonl").write_text('{"id": "c", "text": "alpha"}\n')
+    config = _suite(tmp_path, "chunks.jsonl")
+    result = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
+    assert result.exit_code == 2
+    assert result.output == (
+        "ragguard: error: --corpus: give the folder of the corpus documents (Markdown, text, "
+        "HTML), or set corpus: to it in ragguard.yml\n"
+    )
