@@ -157,3 +157,48 @@ def test_a_per_question_command_gets_the_history_as_json_text(make_config, run_s
     assert outcome.errors == 0, outcome.records
     assert outcome.records["chat#1"].answer == "Hello after 0"
     assert outcome.records["chat#2"].answer == "And the rate limit? after 2"
+
+
+STUCK = """\
+import threading
+
+RELEASE = threading.Event()
+
+
+def answer(question, id, history=None):
+    if id == "chat-a#1":
+        RELEASE.wait()  # runs past the deadline until the test lets it go
+    return {"retrieved": [id.replace("#", "-")], "answer": "ok"}
+"""
+
+
+def test_a_turn_past_its_deadline_records_the_rest_of_its_conversation_and_the_run_ends(
+    tmp_path, module_name, ragguard_cli
+):
+    """The stuck call keeps its worker: the turns after it are recorded by the collecting
+    thread, so the run ends without waiting for the call, which never returns by itself
+    (before, the run waited for it: forever here, until pytest-timeout)."""
+    import sys
+
+    (tmp_path / f"{module_name}.py").write_text(STUCK)
+    (tmp_path / "testset.yaml").write_text(TESTSET)
+    config = tmp_path / "ragguard.yml"
+    config.write_text(
+        f"suite: chats\ntestset: testset.yaml\nsystem:\n  python: {module_name}:answer\n"
+        "  concurrency: 2\n  timeout: 0.5s\n  retries: 0\n  max_error_rate: 1\n"
+        "metrics: [hit_rate@1]\n"
+    )
+    try:
+        result = ragguard_cli("run", "-c", config, "--out", tmp_path / "r.json")
+    finally:
+        loaded = sys.modules.pop(module_name, None)
+        if loaded is not None:
+            loaded.RELEASE.set()
+    assert result.exit_code in (0, 1, 3), result.stderr
+    records = {
+        r["id"]: r for r in map(json.loads, (tmp_path / "r.run.jsonl").read_text().splitlines())
+    }
+    assert "timed out" in records["chat-a#1"]["error"]
+    assert records["chat-a#2"]["error"] == "not run: turn 1 of the conversation timed out"
+    assert records["chat-a#3"]["error"] == "not run: turn 1 of the conversation timed out"
+    assert records["chat-b#2"]["error"] is None and records["alone"]["error"] is None

@@ -35,7 +35,7 @@ from ragguard.system.base import (
 from ragguard.system.deadlines import Deadlines, InPlaceAdapter
 from ragguard.system.outcome import RunOutcome, allowed_failures, stopped_early_message
 from ragguard.system.progress import Clock, NoProgress, Progress
-from ragguard.system.turns import ask_in_turn, asked_together
+from ragguard.system.turns import ask_in_turn, asked_together, later_turns, not_asked_turn
 from ragguard.testset.model import Question
 
 BACKOFF_BASE = 0.5
@@ -171,6 +171,7 @@ def _run_pool(
     units = asked_together(questions)
     for unit in units:
         todo.put(unit)
+    later = later_turns(units)
     finished: Queue[str] = Queue()  # wakes the main thread after each record
     failures: list[BaseException] = []
 
@@ -215,6 +216,9 @@ def _run_pool(
                 finished.get(timeout=tick)
             for question, seconds in deadlines.overdue() if deadlines else ():
                 done.add(error_record(question.id, deadlines.message, round(seconds * 1000, 3)))
+                turn, rest = later.get(question.id, (0, ()))
+                for waiting in rest:  # its worker is stuck: no one else would ask them
+                    done.add(not_asked_turn(waiting, turn, "timed out"))
                 start_worker()  # in place of the one still in the overrunning call
             progress.update(len(done), done.errors)
         progress.update(len(done), done.errors)

@@ -66,5 +66,20 @@ def _not_asked(
     rest: Sequence[Question], turn: int, what: str, record: Callable[[RunRecord], bool]
 ) -> bool:
     """Record the turns after a failed one as not asked."""
-    message = f"{NOT_RUN} turn {turn} of the conversation {what}"
-    return all(record(error_record(question.id, message)) for question in rest)
+    return all(record(not_asked_turn(question, turn, what)) for question in rest)
+
+
+def not_asked_turn(question: Question, turn: int, what: str) -> RunRecord:
+    """The record of a turn not asked because turn ``turn`` of its conversation ``what``."""
+    return error_record(question.id, f"{NOT_RUN} turn {turn} of the conversation {what}")
+
+
+def later_turns(units: Sequence[Sequence[Question]]) -> dict[str, tuple[int, tuple[Question, ...]]]:
+    """For each turn of a conversation that has turns after it: its number and those turns
+    (the collecting thread records them when the turn runs past its deadline)."""
+    return {
+        question.id: (position + 1, tuple(unit[position + 1 :]))
+        for unit in units
+        for position, question in enumerate(unit[:-1])
+        if question.conversation is not None
+    }
