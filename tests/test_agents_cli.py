@@ -71,6 +71,9 @@ def test_a_broken_hop_and_a_changed_tool_are_named_and_fail_and_the_rest_pass(
     assert "hop 2 (query “warranty for model 7”): warranty#7 no longer retrieved" in result.stdout
     assert "tools: calls refund where lookup_model was expected" in result.stdout
     assert "| 2 | 30 | 8 | 1.000 → 0.733 (−0.267) |" in text  # the By hop table names hop 2
+    assert "  hop 2: 30 questions, 8 newly failing here; hop_recall@5 1.000 -> 0.733" in (
+        result.stdout
+    )
     assert "| 1 | 30 | 0 | 1.000 |" in text
     for unchanged in ("**q15**", "**q20**", "**q30**"):
         assert unchanged not in text

@@ -106,3 +106,21 @@ def conversations_text(failing: Sequence[QuestionDiff]) -> str:
     return "Conversations that fail (one failing turn fails its conversation): " + and_more(
         shown, len(first)
     )
+
+
+def hop_lines(rows: tuple[HopRow, ...]) -> list[str]:
+    """The By hop table for a terminal: a line per hop position (none without hops)."""
+    if not rows:
+        return []
+    lines = ["", "by hop:"]
+    for row in rows:
+        values = ", ".join(
+            f"{name} {fmt(after)}"
+            if round(after - before, 3) == 0
+            else f"{name} {fmt(before)} -> {fmt(after)}"
+            for name, before, after in row.values
+        )
+        lines.append(
+            f"  hop {row.number}: {row.n} questions, {row.newly_lost} newly failing here; {values}"
+        )
+    return lines

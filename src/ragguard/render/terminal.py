@@ -6,7 +6,7 @@ from tabulate import tabulate
 
 from ragguard.compare import FAILED_STATUSES, Comparison
 from ragguard.compare.model import NO_BASELINE, PASS
-from ragguard.render.agents import hop_text, tool_text
+from ragguard.render.agents import hop_lines, hop_text, tool_text
 from ragguard.render.costs import cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
@@ -99,4 +99,5 @@ def comparison_terminal(comparison: Comparison) -> str:
                 lines.append(f"    {question.head_status}: {printable(question.error or '', 120)}")
             elif errored_runs_text(question):
                 lines.append(f"    {printable(errored_runs_text(question), 160)}")
+    lines += hop_lines(comparison.hops)
     return "\n".join(lines) + "\n"
