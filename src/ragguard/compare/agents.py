@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ragguard.metrics.names import is_hop_metric
 from ragguard.results.agent import AgentDetail, CallDetail, HopDetail
 from ragguard.results.model import QuestionResult
 
@@ -91,7 +92,7 @@ def hop_breakdown(
 ) -> tuple[HopRow, ...]:
     """Each hop position's metrics, baseline against head, when the test set has hops
     (read only then: the hop detail of a question is parsed from its results line)."""
-    if not any(name == "hops_reached" or name.startswith("hop_") for name in metric_names):
+    if not any(map(is_hop_metric, metric_names)):
         return ()
     by_number: dict[int, list[tuple[HopDetail, HopDetail]]] = {}
     for before, now in pairs:

@@ -164,6 +164,11 @@ def with_companions(specs: tuple[MetricSpec, ...]) -> tuple[MetricSpec, ...]:
     return (*specs[:at], MetricSpec(HALLUCINATION_FREE), *specs[at:])
 
 
+def is_hop_metric(name: str) -> bool:
+    """``hops_reached``, ``hop_recall@5`` and the like: scored from an agent's hops."""
+    return name.partition("@")[0] in (*HOP_NEEDS_K, *HOP_OPTIONAL)
+
+
 AGENT_DEFAULTS = {"hops": ("hops_reached", "hop_recall@5"), "tools": TOOL}
 
 

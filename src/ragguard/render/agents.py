@@ -12,6 +12,7 @@ from ragguard.compare import QuestionDiff
 from ragguard.compare.agents import HopChange, HopRow, ToolChange
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable, signed
 from ragguard.results.agent import CallDetail
+from ragguard.testset.conversations import turn_number
 
 LABELS_SHOWN = 3
 
@@ -94,10 +95,10 @@ def hop_context(rows: tuple[HopRow, ...]) -> dict[str, Any]:
 def conversations_text(failing: Sequence[QuestionDiff]) -> str:
     """``Conversations that fail: support-12 (turn 2), ...``: a conversation passes only when
     every turn passes, so one failing turn fails it; empty without conversations."""
-    first: dict[str, str] = {}
+    first: dict[str, int] = {}
     for question in failing:
         if question.conversation is not None:
-            first.setdefault(question.conversation, question.id.rsplit("#", 1)[-1])
+            first.setdefault(question.conversation, turn_number(question.id))
     if not first:
         return ""
     shown = [

@@ -25,10 +25,12 @@ from ragguard.compare import (
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
+from ragguard.metrics.names import is_hop_metric
 from ragguard.metrics.tools import TOOL_METRICS
 from ragguard.render.agents import hop_text, tool_text
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable
 from ragguard.results.model import SentenceVerdict
+from ragguard.testset.conversations import turn_number
 
 GROUP_IDS_SHOWN = 12
 
@@ -69,7 +71,7 @@ def question_title(question: QuestionDiff) -> str:
     tags = ", ".join(escape_markdown(tag, 40) for tag in question.tags)
     title = f"**{escape_markdown(question.id, 120)}**{flags}" + (f" · {tags}" if tags else "")
     if question.conversation is not None:
-        turn = question.id.rsplit("#", 1)[-1]
+        turn = turn_number(question.id)
         title = f"{title} (turn {turn} of *{escape_markdown(question.conversation, 80)}*)"
     return f"{title}: {escape_markdown(question.question, 200)}"
 
@@ -111,7 +113,7 @@ def _unexplained_misses(question: QuestionDiff) -> list[RuleMiss]:
         if not (
             (question.rank_change is not None and retrieval_spec(miss.metric))
             or (question.hallucinated and miss.metric == HALLUCINATION_METRIC)
-            or (question.hops and miss.metric.startswith("hop"))
+            or (question.hops and is_hop_metric(miss.metric))
             or (question.tools is not None and miss.metric in TOOL_METRICS)
         )
     ]

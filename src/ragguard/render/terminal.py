@@ -13,6 +13,7 @@ from ragguard.render.questions import errored_runs_text, failing_questions, plai
 from ragguard.render.repeats import repeat_lines
 from ragguard.render.text import adjusted_note, fmt, p_text, printable, signed
 from ragguard.render.verdict import coverage_line, ordered_reasons
+from ragguard.testset.conversations import turn_number
 
 
 def comparison_terminal(comparison: Comparison) -> str:
@@ -75,7 +76,7 @@ def comparison_terminal(comparison: Comparison) -> str:
         for question in failing:
             notes = ["critical"] if question.critical else []
             if question.conversation is not None:
-                turn = question.id.rsplit("#", 1)[-1]
+                turn = turn_number(question.id)
                 notes.append(f"turn {turn} of {printable(question.conversation, 60)}")
             critical = f" ({', '.join(notes)})" if notes else ""
             if question.decided_by is not None:

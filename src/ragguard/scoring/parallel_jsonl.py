@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ragguard.core.bulk import collector_paused
 from ragguard.core.sources import BOM
-from ragguard.metrics.names import MetricSpec, with_agent_metrics
+from ragguard.metrics.names import MetricSpec
 from ragguard.results.layout import plain_ids, question_line
 from ragguard.results.model import QuestionResult
 from ragguard.results.records import parse_run_jsonl
@@ -43,6 +43,7 @@ from ragguard.scoring.score import (
     results_of,
     score_question,
     sent_fields,
+    specs_for,
 )
 from ragguard.testset.model import TestSet
 
@@ -104,11 +105,7 @@ def score_jsonl_in_parts(
 ) -> ScoredJsonl | None:
     """The run scored in the parts ``cuts`` gives, or None when the single-process path must
     do it. Retrieval (and agent) metrics only, without a corpus."""
-    specs = with_agent_metrics(
-        tuple(specs),
-        any(q.hops for q in testset),
-        any(q.expected_tools for q in testset),
-    )
+    specs = specs_for(testset, specs)
     try:
         return _score_in_parts(testset, path, cuts, specs, suite, git, created_at)
     except (MemoryError, OSError):  # OSError: the system refused a fork or a pipe

@@ -230,6 +230,16 @@ def summarize(
     return summary
 
 
+def specs_for(testset: TestSet, specs: Sequence[MetricSpec]) -> tuple[MetricSpec, ...]:
+    """The metrics a run of ``testset`` is scored on: ``specs``, with an agent's defaults
+    when the test set has hops or expected tools (metrics/names.py ``with_agent_metrics``)."""
+    return with_agent_metrics(
+        tuple(specs),
+        any(q.hops for q in testset),
+        any(q.expected_tools for q in testset),
+    )
+
+
 def score_run(
     testset: TestSet,
     records: Mapping[str, RunRecord],
@@ -253,11 +263,7 @@ def score_run(
     Evidence labels judge retrieved chunks by their text and document, completed from
     ``origins`` (the corpus's chunks), with ``min_coverage`` (docs/metrics.md).
     """
-    specs = with_agent_metrics(
-        tuple(specs),
-        any(q.hops for q in testset),
-        any(q.expected_tools for q in testset),
-    )
+    specs = specs_for(testset, specs)
     names = tuple(spec.name for spec in specs)
     wanted = [spec.name for spec in specs if spec.is_generation]
     questions = tuple(

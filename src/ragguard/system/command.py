@@ -42,6 +42,7 @@ from ragguard.system.base import (
     format_seconds,
     placeholders,
 )
+from ragguard.testset.conversations import turn_number
 from ragguard.testset.model import Question
 
 MODES = ("batch", "per-question")
@@ -195,7 +196,7 @@ def _batch_line(question: Question) -> dict[str, Any]:
     }
     if question.conversation is not None:
         line["conversation"] = question.conversation
-        line["turn"] = int(question.id.rsplit("#", 1)[1])
+        line["turn"] = turn_number(question.id)
     return line
 
 

@@ -28,6 +28,11 @@ CONVERSATION_KEYS = ("id", "turns", "tags", "critical", "meta")
 TURN_SEPARATOR = "#"
 
 
+def turn_number(question_id: str) -> int:
+    """A turn's number, from its id ``<conversation id>#<turn>``."""
+    return int(question_id.rsplit(TURN_SEPARATOR, 1)[1])
+
+
 def is_conversation(entry: Mapping[str, Any]) -> bool:
     return "turns" in entry
 
