@@ -26,6 +26,19 @@ DEFAULT_MIN_COVERAGE = 0.5
 
 
 @dataclass(frozen=True)
+class JudgePrice:
+    """What the judge's tokens cost, per million (``judge.price``: ``{input: 0.15, output:
+    0.60}``), in whatever currency the table is written in."""
+
+    input: float
+    output: float
+
+    def cost(self, prompt_tokens: float, completion_tokens: float) -> float:
+        """The cost of ``prompt_tokens`` in and ``completion_tokens`` out."""
+        return (prompt_tokens * self.input + completion_tokens * self.output) / 1_000_000
+
+
+@dataclass(frozen=True)
 class JudgeSettings:
     """How to reach the judge. ``api_key_env`` names the variable; the key is never stored."""
 
@@ -42,6 +55,7 @@ class JudgeSettings:
     max_retries: int = 5
     max_calls: int | None = None
     cache_dir: Path | None = Path(DEFAULT_CACHE)
+    price: JudgePrice | None = None  # not in the fingerprint: a price changes no verdict
     source: str = "judge"  # the config file, for error messages
 
     @property

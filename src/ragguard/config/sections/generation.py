@@ -32,7 +32,12 @@ from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import is_finite_number, type_name
 from ragguard.core.yaml_lines import LineDict
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
-from ragguard.metrics.settings import DEFAULT_CACHE, GenerationSettings, JudgeSettings
+from ragguard.metrics.settings import (
+    DEFAULT_CACHE,
+    GenerationSettings,
+    JudgePrice,
+    JudgeSettings,
+)
 
 if TYPE_CHECKING:
     from ragguard.config.model import Config
@@ -55,7 +60,9 @@ JUDGE_KEYS = (
     "max_retries",
     "max_calls",
     "cache",
+    "price",
 )
+PRICE_KEYS = ("input", "output")
 
 
 def generation_settings_of(config: Config) -> GenerationSettings:
@@ -176,5 +183,30 @@ def _judge(reader: Reader, value: Any, root: Path) -> JudgeSettings | None:
         max_retries=reader.integer(value, "max_retries", "judge", 5, low=0, high=20) or 0,
         max_calls=reader.integer(value, "max_calls", "judge", None, low=0, optional=True),
         cache_dir=None if cache is False else root / str(cache),
+        price=_price(reader, value),
         source=reader.source,
     )
+
+
+def _price(reader: Reader, judge: Mapping[str, Any]) -> JudgePrice | None:
+    """``judge.price``: what a million tokens in (``input``) and out (``output``) cost, both
+    required, each a non-negative number."""
+    value = judge.get("price")
+    if value is None:
+        return None
+    section = reader.mapping(value, "judge.price", judge, "price")
+    reader.known_keys(section, PRICE_KEYS, "judge.price")
+    prices = []
+    for key in PRICE_KEYS:
+        number = section.get(key)
+        if not is_finite_number(number) or number < 0:
+            found = "nothing" if key not in section else repr(number)
+            raise reader.error(
+                f"expected a non-negative number (the price of a million {key} tokens, "
+                f"e.g. {{input: 0.15, output: 0.60}}), found {found}",
+                f"judge.price.{key}",
+                section if key in section else judge,
+                key if key in section else "price",
+            )
+        prices.append(float(number))
+    return JudgePrice(*prices)
