@@ -2,7 +2,7 @@
 
 Real HTTP on 127.0.0.1 (a free port), one thread per request. It judges like a simple
 model would (a sentence is supported when most of its longer words are in one chunk) and
-can misbehave on demand: each request takes the next behaviour from ``script``, then
+can misbehave on demand (``usage=False``: its replies carry no ``usage``, as some servers'): each request takes the next behaviour from ``script``, then
 ``default``. Behaviours:
 
 - ``ok``: a correct JSON reply; ``fenced``: the same inside a ```json fence
@@ -67,8 +67,10 @@ class FakeOpenAI:
         barrier: threading.Barrier | None = None,
         relevance: int = 4,
         by_text: dict[str, str] | None = None,
+        usage: bool = True,
     ) -> None:
         self.default = default
+        self.usage = usage
         self.script: deque[str] = deque(script or [])
         self.latency = latency
         self.slow_seconds = slow_seconds
@@ -228,6 +230,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._done()
 
     def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        if isinstance(payload, dict) and not self.fake.usage:
+            payload = {key: value for key, value in payload.items() if key != "usage"}
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

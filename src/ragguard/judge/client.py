@@ -17,8 +17,6 @@ takes and the outcomes it returns are the metrics' types (re-exported here).
 
 from __future__ import annotations
 
-import email.utils
-import json
 import random
 import threading
 import time
@@ -28,22 +26,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from ragguard.core.sources import parse_json_value
 from ragguard.core.surrogates import LoneSurrogate
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.keys import api_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
+from ragguard.judge.transport import environment_settings, pooled_session, retry_after_seconds
 from ragguard.judge.usage import (
-    CHARS_PER_TOKEN,
     COMPLETION_TOKENS_BASE,
     COMPLETION_TOKENS_PER_SENTENCE,
     Plan,
+    Tally,
     Usage,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    reported_tokens,
 )
 from ragguard.metrics.judging import JudgeItem, JudgeOutcome, JudgeVerdict
 from ragguard.metrics.settings import JudgeSettings
+from ragguard.results.judging import JudgeCharge
 
 BACKOFF_BASE = 0.5
 BACKOFF_CAP = 30.0
@@ -69,6 +71,7 @@ class _State:
     usage: Usage = field(default_factory=Usage)
     resume_at: float = 0.0
     fatal: str | None = None
+    charges: list[JudgeCharge] = field(default_factory=list)
 
 
 class JudgeClient:
@@ -95,8 +98,8 @@ class JudgeClient:
         self._rng = rng or random.Random()
         self._state = _State()
         if session is None:
-            session = _session(settings.concurrency)
-            self._transport = _environment_settings(session, settings.chat_url)
+            session = pooled_session(settings.concurrency)
+            self._transport = environment_settings(session, settings.chat_url)
         else:
             self._transport = {}
         self._session = session
@@ -115,6 +118,11 @@ class JudgeClient:
     def usage(self) -> Usage:
         with self._state.lock:
             return Usage(**vars(self._state.usage))
+
+    def charges(self) -> tuple[JudgeCharge, ...]:
+        """Each answer ``judge_many`` judged: its calls and tokens, in the order judged."""
+        with self._state.lock:
+            return tuple(self._state.charges)
 
     def request_body(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         settings = self.settings
@@ -144,11 +152,11 @@ class JudgeClient:
                 cached += 1
                 continue
             calls += 1
-            prompt += len(json.dumps(body["messages"], ensure_ascii=False)) // CHARS_PER_TOKEN
+            prompt += estimate_prompt_tokens(body["messages"])
             completion += COMPLETION_TOKENS_BASE + COMPLETION_TOKENS_PER_SENTENCE * len(
                 item.sentence_ids
             )
-        return Plan(len(items), calls, cached, prompt, completion)
+        return Plan(len(items), calls, cached, prompt, completion, self.settings.price)
 
     def judge_many(self, items: Sequence[JudgeItem]) -> dict[str, JudgeOutcome]:
         """Judge every item, ``concurrency`` at a time; every item gets an outcome."""
@@ -157,31 +165,39 @@ class JudgeClient:
         workers = min(self.settings.concurrency, len(items))
         done = 0
 
-        def judge_and_report(item: JudgeItem) -> JudgeOutcome:
+        def judge_and_report(item: JudgeItem) -> tuple[JudgeOutcome, JudgeCharge]:
             nonlocal done
-            outcome = self.judge(item)
+            judged = self._judge_charged(item)
             if self._progress is not None:
                 with self._state.lock:
                     done += 1
                     count = done
                 self._progress(count, len(items))
-            return outcome
+            return judged
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge") as pool:
-            outcomes = list(pool.map(judge_and_report, items))
-        return {item.key: outcome for item, outcome in zip(items, outcomes, strict=True)}
+            judged = list(pool.map(judge_and_report, items))
+        with self._state.lock:
+            self._state.charges.extend(charge for _, charge in judged)
+        return {item.key: outcome for item, (outcome, _) in zip(items, judged, strict=True)}
 
     def judge(self, item: JudgeItem) -> JudgeOutcome:
         """Judge one answer: from the cache, or by a call (and at most one re-ask)."""
+        return self._judge_charged(item)[0]
+
+    def _judge_charged(self, item: JudgeItem) -> tuple[JudgeOutcome, JudgeCharge]:
+        """The answer's outcome and what it cost: a cached verdict nothing, else the calls
+        made for it and their tokens."""
         body = self._first_body(item)
         key = cache_key(body)
         verdict = self._cached_verdict(key, item)
         if verdict is not None:
             self._count(answers=1, cached=1)
-            return JudgeOutcome(verdict, cached=True)
-        outcome = self._ask(item, body, key)
+            return JudgeOutcome(verdict, cached=True), JudgeCharge(item.key, cached=True)
+        tally = Tally()
+        outcome = self._ask(item, body, key, tally)
         self._count(answers=1, errors=0 if outcome.verdict else 1)
-        return outcome
+        return outcome, tally.charge(item.key)
 
     def _cached_verdict(self, key: str, item: JudgeItem) -> JudgeVerdict | None:
         entry = self.cache.get(key)
@@ -193,11 +209,11 @@ class JudgeClient:
         except ReplyError:
             return None
 
-    def _ask(self, item: JudgeItem, body: dict[str, Any], key: str) -> JudgeOutcome:
+    def _ask(self, item: JudgeItem, body: dict[str, Any], key: str, tally: Tally) -> JudgeOutcome:
         reason = ""
         for ask in range(2):
             try:
-                content = self._call(body)
+                content = self._call(body, tally)
             except _CallFailed as failure:
                 return JudgeOutcome(None, f"judge: {failure}")
             try:
@@ -214,14 +230,16 @@ class JudgeClient:
             return JudgeOutcome(verdict)
         return JudgeOutcome(None, f"judge: invalid reply twice; last: {reason}")
 
-    def _call(self, body: dict[str, Any]) -> str:
-        """POST one request, retrying transient failures; the reply's message content."""
+    def _call(self, body: dict[str, Any], tally: Tally) -> str:
+        """POST one request, retrying transient failures; the reply's message content (the
+        requests sent and the reply's tokens counted in ``tally``)."""
         attempts = self.settings.max_retries + 1
         for attempt in range(1, attempts + 1):
             self._wait_for_rate_limit()
             self._reserve_request()
+            tally.calls += 1
             try:
-                return self._attempt(body, attempt)
+                return self._attempt(body, attempt, tally)
             except _Retry as retry:
                 if attempt == attempts:
                     tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
@@ -231,7 +249,7 @@ class JudgeClient:
                     self._sleep(retry.delay)
         raise AssertionError("unreachable")
 
-    def _attempt(self, body: dict[str, Any], attempt: int) -> str:
+    def _attempt(self, body: dict[str, Any], attempt: int, tally: Tally) -> str:
         """One request: the message content, or :class:`_Retry` / :class:`_CallFailed`."""
         try:
             response = self._session.post(
@@ -259,7 +277,7 @@ class JudgeClient:
             raise _Retry(f"HTTP {status}", self._backoff(attempt))
         if status != 200:
             raise self._refused(response)
-        return self._content(response)
+        return self._content(response, body, tally)
 
     def _note_rate_limit(self, response: requests.Response, attempt: int) -> None:
         """Make every worker wait for Retry-After (or the backoff when there is none)."""
@@ -295,7 +313,8 @@ class JudgeClient:
                 self._state.fatal = self._state.fatal or message
         return _CallFailed(message, fatal=fatal)
 
-    def _content(self, response: requests.Response) -> str:
+    def _content(self, response: requests.Response, body: dict[str, Any], tally: Tally) -> str:
+        """The reply's message content; its tokens from ``usage``, else estimated."""
         try:
             data = parse_json_value(response.text)  # a lone surrogate escape refused here
             content = data["choices"][0]["message"]["content"]
@@ -303,13 +322,17 @@ class JudgeClient:
             raise _CallFailed(f"the server's response is not a chat completion: {exc}") from None
         except (ValueError, KeyError, IndexError, TypeError):
             raise _CallFailed("the server's response is not a chat completion") from None
+        text = content if isinstance(content, str) else ""
         usage = data.get("usage") if isinstance(data, dict) else None
-        if isinstance(usage, dict):
-            self._count(
-                prompt_tokens=_int(usage.get("prompt_tokens")),
-                completion_tokens=_int(usage.get("completion_tokens")),
-            )
-        return content if isinstance(content, str) else ""
+        counted = reported_tokens(usage)
+        if counted is None:
+            counted = (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
+            self._count(estimated=1)
+            tally.estimated = True
+        tally.prompt_tokens += counted[0]
+        tally.completion_tokens += counted[1]
+        self._count(prompt_tokens=counted[0], completion_tokens=counted[1])
+        return text
 
     def _redacted(self, text: str) -> str:
         """``text`` without the key (a proxy's error page may echo the header it was sent)."""
@@ -334,19 +357,7 @@ class JudgeClient:
         return ceiling * factor
 
     def _retry_after(self, response: requests.Response) -> float | None:
-        """Seconds from a Retry-After header: a number of seconds or an HTTP date."""
-        value = response.headers.get("Retry-After", "").strip()
-        if not value:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
-        try:
-            moment = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, moment.timestamp() - self._clock())
+        return retry_after_seconds(response.headers.get("Retry-After", ""), self._clock())
 
     def _wait_for_rate_limit(self) -> None:
         with self._state.lock:
@@ -368,24 +379,3 @@ class JudgeClient:
         with self._state.lock:
             for name, amount in amounts.items():
                 setattr(self._state.usage, name, getattr(self._state.usage, name) + amount)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _environment_settings(session: requests.Session, url: str) -> dict[str, Any]:
-    """Proxies and CA bundle from the environment, read once (requests would re-read the
-    whole environment on every request); the session then stops reading it."""
-    found = session.merge_environment_settings(url, {}, None, None, None)
-    session.trust_env = False
-    return {"proxies": found.get("proxies") or {}, "verify": found.get("verify", True)}
-
-
-def _session(concurrency: int) -> requests.Session:
-    """A session whose connection pool fits the concurrency."""
-    session = requests.Session()
-    adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(concurrency, 1))
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
-    return session

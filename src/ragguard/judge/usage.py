@@ -1,13 +1,35 @@
-"""What judging costs: the counters of a client's calls and tokens, and the plan a dry run
-prints before any call (tokens estimated from characters)."""
+"""What judging costs: the counters of a client's calls and tokens, the plan a dry run
+prints before any call, and the token estimate used where a server reports no ``usage``.
+
+The estimate (:func:`estimate_tokens`) is deterministic and needs nothing downloaded: a
+token per :data:`CHARS_PER_TOKEN` characters, rounded up, OpenAI's rule of thumb for English
+text (docs/generation.md, "Judge cost"). A dry run estimates a reply's tokens from how many
+sentences it judges (:data:`COMPLETION_TOKENS_BASE` plus :data:`COMPLETION_TOKENS_PER_SENTENCE`
+each).
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
+
+from ragguard.metrics.settings import JudgePrice
+from ragguard.results.judging import FROM_ESTIMATE, FROM_USAGE, JudgeCharge
 
 CHARS_PER_TOKEN = 4
 COMPLETION_TOKENS_PER_SENTENCE = 20
 COMPLETION_TOKENS_BASE = 15
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` is: one per :data:`CHARS_PER_TOKEN` characters."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def estimate_prompt_tokens(messages: list[dict[str, Any]]) -> int:
+    """About how many tokens a request's messages are (as the request sends them)."""
+    return estimate_tokens(json.dumps(messages, ensure_ascii=False))
 
 
 @dataclass
@@ -22,29 +44,72 @@ class Usage:
     errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    estimated: int = 0  # replies without ``usage``, whose tokens were estimated
 
     def line(self) -> str:
+        about = f" ({self.estimated} replies estimated)" if self.estimated else ""
         return (
             f"judge: {self.answers} answers, {self.requests} requests ({self.cached} cached, "
             f"{self.retries} retries, {self.reasks} re-asks), {self.errors} judge errors, "
-            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens"
+            f"{self.prompt_tokens} prompt + {self.completion_tokens} completion tokens{about}"
         )
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What judging would cost, computed before any call (``--dry-run``)."""
+    """What judging would cost, computed before any call (``--dry-run``, ``--estimate``)."""
 
     answers: int
     calls: int
     cached: int
     prompt_tokens: int
     completion_tokens: int
+    price: JudgePrice | None = None
+
+    @property
+    def cost(self) -> float | None:
+        if self.price is None:
+            return None
+        return self.price.cost(self.prompt_tokens, self.completion_tokens)
 
     def line(self) -> str:
+        cost = f", about ${self.cost:,.2f} at judge.price" if self.cost is not None else ""
         return (
             f"judge dry run: {self.answers} answers to judge, {self.cached} in the cache, "
             f"{self.calls} calls to make, about {self.prompt_tokens} prompt + "
-            f"{self.completion_tokens} completion tokens "
+            f"{self.completion_tokens} completion tokens{cost} "
             f"(estimate: {CHARS_PER_TOKEN} characters a token; re-asks and retries not counted)"
         )
+
+
+@dataclass
+class Tally:
+    """One answer's calls and tokens while it is judged (one thread: no lock)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+    def charge(self, key: str) -> JudgeCharge:
+        """What judging the answer ``key`` cost; a reply without ``usage`` makes it an
+        estimate, and no reply at all leaves nothing to count."""
+        if self.prompt_tokens == 0 and self.completion_tokens == 0 and not self.estimated:
+            tokens_from = None if self.calls == 0 else FROM_USAGE
+        else:
+            tokens_from = FROM_ESTIMATE if self.estimated else FROM_USAGE
+        return JudgeCharge(key, self.calls, self.prompt_tokens, self.completion_tokens, tokens_from)
+
+
+def reported_tokens(usage: Any) -> tuple[int, int] | None:
+    """The reply's ``usage`` prompt and completion tokens; None when it reports none."""
+    if not isinstance(usage, dict):
+        return None
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if not _is_count(prompt) or not _is_count(completion):
+        return None
+    return prompt, completion
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from ragguard import __version__
 from ragguard.results.agent import AgentDetail
+from ragguard.results.judging import JudgeCosts
 from ragguard.results.usage import Usage
 
 SCHEMA = "ragguard.results/1"
@@ -128,6 +129,7 @@ class Results:
     git: dict[str, str | None] = field(default_factory=dict)
     ragguard_version: str = __version__
     shard: ShardInfo | None = None
+    judge: JudgeCosts | None = None  # what judging cost (judging.py); None: no judge
 
     @property
     def config_fingerprint(self) -> str:
@@ -186,6 +188,8 @@ def header_to_dict(results: Results) -> dict[str, Any]:
     }
     if results.shard is not None:
         data["shard"] = _shard_to_dict(results.shard)
+    if results.judge is not None:
+        data["judge"] = results.judge.to_dict()
     return data
 
 

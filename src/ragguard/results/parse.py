@@ -18,6 +18,7 @@ from ragguard import __version__
 from ragguard.core.errors import InputError
 from ragguard.core.sources import described_number, is_finite_number, shown, type_name
 from ragguard.results.agent import agent_from_results
+from ragguard.results.judging import judge_costs_from
 from ragguard.results.model import (
     STATUSES,
     SUPPORTED_SCHEMAS,
@@ -131,6 +132,7 @@ def results_from_header(
         git=read.get(data, "git", dict, "", optional=True) or {},
         ragguard_version=read.get(data, "ragguard_version", str, "", optional=True) or "",
         shard=_shard(read, data.get("shard"), len(questions)),
+        judge=judge_costs_from(data.get("judge"), str(source)),
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ragguard.core.errors import InputError
+from ragguard.results.judging import JudgeCosts
 from ragguard.results.model import QuestionResult, Results, run_count
 from ragguard.scoring.score import summarize
 
@@ -32,7 +33,16 @@ def merge_parts(parts: Sequence[tuple[Path, Results]]) -> Results:
         questions=questions,
         summary=summarize(questions, first.metrics),
         shard=None,
+        judge=_merged_judge([part for _, part in parts]),
     )
+
+
+def _merged_judge(parts: Sequence[Results]) -> JudgeCosts | None:
+    """Every part's judged answers, part after part (None: no part was judged)."""
+    judged = [part.judge for part in parts if part.judge is not None]
+    if not judged:
+        return None
+    return JudgeCosts(tuple(charge for costs in judged for charge in costs.judged), judged[0].price)
 
 
 def _check_same_run(first_path: Path, first: Results, path: Path, part: Results) -> None:

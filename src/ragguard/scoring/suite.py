@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ragguard.results.chunks import Chunk
+from ragguard.results.judging import JudgeCosts
 from ragguard.results.model import Results
 from ragguard.results.records import RunRecord
 from ragguard.scoring.labels import unmatched_label_warning
@@ -113,7 +114,17 @@ class PreparedPasses:
                 **generation,
             )
             scored.append(results)
-        return combine_repeats(scored)
+        return with_judge_costs(combine_repeats(scored), first)
+
+
+def with_judge_costs(results: Results, setup: GenerationSetup | None) -> Results:
+    """The results with what judging them cost: every answer the judge client judged over
+    the passes, priced at ``judge.price`` (unchanged when no judge was used)."""
+    if setup is None or setup.judge is None:
+        return results
+    settings = setup.judge.settings
+    price = (settings.price.input, settings.price.output) if settings.price else None
+    return replace(results, judge=JudgeCosts(setup.judge.charges(), price))
 
 
 def results_settings(identity: dict[str, Any]) -> dict[str, Any]:

@@ -77,7 +77,13 @@ def _check_processes(
     name="config_file",
 )
 @click.option("--judge", "use_judge", is_flag=True, help="Use the judge for generation metrics.")
-@click.option("--dry-run", is_flag=True, help="Print the judge calls and tokens it would need.")
+@click.option(
+    "--dry-run",
+    "--estimate",
+    "dry_run",
+    is_flag=True,
+    help="Print the judge calls, tokens and cost (with judge.price) it would need; call nothing.",
+)
 @click.option(
     "--processes",
     type=click.IntRange(min=1),
