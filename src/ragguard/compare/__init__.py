@@ -221,6 +221,7 @@ def _finish(
         per_question_rule=rule,
         n_head=len(head.questions),
         head_sha=head.git.get("sha"),
+        judge=head.judge,
         **extra,
     )
     reasons = gate_reasons(draft)

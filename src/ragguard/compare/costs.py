@@ -9,6 +9,8 @@ timeout's latency is the timeout).
 * ``latency_p50`` / ``latency_p95``: the percentile over the paired questions on each side;
   their p-value is the paired sign-flip test on the per-question latencies (a percentile's
   shift has no paired test of its own; a slower system is slower on most questions).
+* ``judge_cost``: what the judge cost over the head run (results.json ``judge.cost``, at
+  ``judge.price``), a run's total beside the baseline's; only a ``max`` budget.
 * ``tokens`` / ``cost`` / ``steps``: the mean per answer (``steps``: how many steps an
   agent's run took, docs/agents.md), with the same paired test and a bootstrap interval of
   the mean paired change.
@@ -24,7 +26,7 @@ from collections.abc import Callable, Sequence
 from ragguard.compare.metrics import bootstrap_for  # the per-n cache the quality metrics share
 from ragguard.compare.model import EPSILON, FAIL, PASS, MetricComparison
 from ragguard.config.sections.gate import GateRules, MetricRule
-from ragguard.metrics.names import COST_METRICS, LATENCY_METRICS
+from ragguard.metrics.names import JUDGE_COST, LATENCY_METRICS
 from ragguard.metrics.stats import PairedTest, mean, paired_test, percentile
 from ragguard.results.model import STATUS_ERROR, STATUS_MISSING, QuestionResult, Results
 
@@ -84,7 +86,7 @@ def cost_comparisons(
     """Every cost metric the head reports, compared with the baseline when both have it."""
     found = []
     tests: dict[object, PairedTest] = {}  # one test per per-question value (p50 and p95 share)
-    for name in COST_METRICS:
+    for name in PER_QUESTION:
         values = head_values(name, head)
         if not values:
             continue
@@ -92,7 +94,34 @@ def cost_comparisons(
             found.append(_head_only(name, values, rules.rule_for(name)))
         else:
             found.append(_compared(name, values, pairs, rules.rule_for(name), tests))
-    return tuple(found)
+    judged = judge_cost_comparison(baseline, head, rules.rule_for(JUDGE_COST))
+    return tuple(found) + ((judged,) if judged is not None else ())
+
+
+def judge_cost_comparison(
+    baseline: Results | None, head: Results, rule: MetricRule
+) -> MetricComparison | None:
+    """``judge_cost``: what judging the head run cost at ``judge.price``, beside the
+    baseline's (a run's total: no paired test, only the ``max`` budget); None when the head
+    has no priced judge cost."""
+    value = head.judge.cost if head.judge is not None else None
+    if value is None:
+        return None
+    old = baseline.judge.cost if baseline is not None and baseline.judge is not None else None
+    delta = value - old if old is not None else None
+    verdict, notes = budget_verdict(JUDGE_COST, old, value, delta, None, rule)
+    n = len(head.judge.judged) if head.judge is not None else 0
+    return MetricComparison(
+        JUDGE_COST,
+        n,
+        old,
+        value,
+        delta=delta,
+        verdict=verdict,
+        notes=notes,
+        only_in="head" if baseline is not None and old is None else None,
+        head_overall=value,
+    )
 
 
 def _head_only(name: str, values: Sequence[float], rule: MetricRule) -> MetricComparison:
@@ -193,4 +222,13 @@ def cost_text(name: str, value: float) -> str:
         return f"{value:,.0f} tokens"
     if name == "steps":
         return f"{value:.3g} steps"
+    if name == JUDGE_COST:
+        return money(value)
     return f"{value:.4g}"
+
+
+def money(value: float) -> str:
+    """A judge cost: ``$0.42``, ``$1,204.10``; under a cent ``$0.0031`` (two figures)."""
+    if value == 0 or value >= 0.01:
+        return f"${value:,.2f}"
+    return f"${value:.2g}"

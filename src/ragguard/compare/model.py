@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ragguard.compare.agents import HopChange, HopRow, ToolChange
 from ragguard.compare.detectable import Detectable
 from ragguard.config.sections.gate import GateRules
+from ragguard.results.judging import JudgeCosts
 from ragguard.results.model import (
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,
@@ -285,6 +286,8 @@ class Comparison:
     repeats: Repeats | None = None
     # An agent's test set: each hop position's metrics, baseline against head (agents.py).
     hops: tuple[HopRow, ...] = ()
+    # What judging the head run cost (results.json ``judge``); None: no judge was used.
+    judge: JudgeCosts | None = None
 
     @property
     def incomparable(self) -> bool:

@@ -27,8 +27,10 @@ TOOL = ("tool_recall", "tool_precision", "trajectory_match")
 AGENT = (*HOP_NEEDS_K, *HOP_OPTIONAL, *TOOL)
 NO_CUTOFF = (*GENERATION, *HOP_OPTIONAL, *TOOL)
 # What an answer costs, compared and gated beside the metrics but lower-is-better: the run's
-# latency percentiles (seconds) and the mean tokens and cost per answer from ``usage``.
-COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost", "steps")
+# latency percentiles (seconds) and the mean tokens and cost per answer from ``usage``; and
+# ``judge_cost``, what the judge cost over the head run (results.json ``judge.cost``).
+JUDGE_COST = "judge_cost"
+COST_METRICS = ("latency_p50", "latency_p95", "tokens", "cost", "steps", JUDGE_COST)
 LATENCY_METRICS = ("latency_p50", "latency_p95")
 MAX_CUTOFF = 100_000  # a table of k discounts is built per metric: a huge k would not fit
 

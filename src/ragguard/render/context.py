@@ -29,6 +29,7 @@ from ragguard.render.agents import conversations_text, hop_context
 from ragguard.render.costs import cost_rows
 from ragguard.render.detail import CELL_WRAP, FIXED_SHOWN, TAG_COLUMNS, Detail
 from ragguard.render.drift import drift_context
+from ragguard.render.judge_cost import judge_cost_line
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     failing_entries,
@@ -135,6 +136,7 @@ def comparison_context(
         "cost_rows": cost_rows(comparison, detail.compact),
         "provenance": provenance_line(comparison),
         "footer": footer_line(comparison, detail),
+        "judge_cost": judge_cost_line(comparison.judge),
         "all_questions": [_question_row(q) for q in in_id_order(comparison.questions)]
         if detail.all_questions
         else [],

@@ -30,6 +30,7 @@ from ragguard.core.errors import InputError
 from ragguard.core.sources import is_finite_number, shown, type_name
 from ragguard.metrics.names import (
     COST_METRICS,
+    JUDGE_COST,
     LATENCY_METRICS,
     MetricNameError,
     parse_metric,
@@ -73,6 +74,7 @@ MAX_RECHECK = 20
 MULTIPLE_TESTING_CHOICES = ("max_t", "off")
 RULE_KEYS = ("min", "warn_min", "max_drop", "warn_drop", "alpha")
 BUDGET_KEYS = ("max", "max_increase", "alpha")
+JUDGE_COST_KEYS = ("max",)  # a run's total has no paired test for max_increase
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ def _budget_rule(
     reader: Reader, rule: Mapping[str, Any], path: str, metric: str, default: MetricRule
 ) -> MetricRule:
     """A cost metric's budgets (lower is better: no ``min`` or ``max_drop`` here)."""
-    reader.known_keys(rule, BUDGET_KEYS, path)
+    reader.known_keys(rule, JUDGE_COST_KEYS if metric == JUDGE_COST else BUDGET_KEYS, path)
     return MetricRule(
         max_drop=1.0,
         warn_drop=None,
@@ -254,7 +256,11 @@ def _budget(reader: Reader, section: Mapping[str, Any], path: str, metric: str) 
             )
         return seconds
     if not is_finite_number(value) or value < 0:
-        units = {"tokens": "tokens per answer", "steps": "steps per answer"}
+        units = {
+            "tokens": "tokens per answer",
+            "steps": "steps per answer",
+            JUDGE_COST: "the judge's cost over the run at judge.price",
+        }
         unit = units.get(metric, "cost per answer")
         raise reader.error(
             f"expected a non-negative number ({unit}), found {shown(value)}",
@@ -299,7 +305,25 @@ def gate_rules_of(config: Config) -> GateRules:
     """The gate rules of a loaded ragguard.yml (:attr:`Config.gate <ragguard.config.model.Config.gate>`),
     typed from its parsed ``gate:`` section (:func:`~ragguard.config.load.load_config` already
     checked that it is a mapping)."""
-    return gate_rules_from_mapping(config.sections.get("gate"), config.path)
+    rules = gate_rules_from_mapping(config.sections.get("gate"), config.path)
+    if JUDGE_COST in rules.metrics:
+        _check_judge_priced(config)
+    return rules
+
+
+def _check_judge_priced(config: Config) -> None:
+    """A ``judge_cost`` budget needs ``judge.price``: without it there is no cost to gate."""
+    judge = config.generation.judge
+    if judge is not None and judge.price is not None:
+        return
+    metrics = config.sections["gate"]["metrics"]
+    raise Reader(config.path).error(
+        "a judge_cost budget needs the judge's price: set judge.price "
+        "(e.g. {input: 0.15, output: 0.60}, per million tokens) or remove the budget",
+        f"gate.metrics.{JUDGE_COST}",
+        metrics,
+        JUDGE_COST,
+    )
 
 
 @dataclass(frozen=True)

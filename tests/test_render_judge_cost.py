@@ -1,0 +1,65 @@
+"""What the judge cost, in the reports: one line under the comment's and the job summary's
+footer (``~`` when estimated, the cost only with a price), none without a judge; a
+``judge_cost`` budget gated like the other budgets."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from compare_cases import head_results, results
+from ragguard.compare import FAIL, PASS, compare
+from ragguard.config.sections.gate import GateRules
+from ragguard.render import comparison_terminal, render_comment, render_summary
+from ragguard.render.judge_cost import judge_cost_line, short_count
+from ragguard.results.judging import JudgeCharge, JudgeCosts
+from test_compare_costs import budgets
+
+PRICE = (0.15, 0.60)
+
+
+def costs(calls: int, cached: int, tokens_from: str = "usage", price=PRICE) -> JudgeCosts:
+    judged = tuple(JudgeCharge(f"q{i}", 1, 800, 100, tokens_from) for i in range(calls))
+    return JudgeCosts(
+        judged + tuple(JudgeCharge(f"c{i}", cached=True) for i in range(cached)), price
+    )
+
+
+def test_the_line_counts_calls_cache_tokens_and_cost() -> None:
+    line = judge_cost_line(costs(1240, 3))
+    assert line == "judge: 1,240 calls, 3 cached, 1.12M tokens, $0.22"
+
+
+def test_estimated_tokens_are_marked_and_no_price_means_no_cost() -> None:
+    assert (
+        judge_cost_line(costs(2, 0, "estimate", None)) == "judge: 2 calls, 0 cached, ~1.8k tokens"
+    )
+    assert judge_cost_line(None) == ""
+
+
+@pytest.mark.parametrize(("count", "shown"), [(812, "812"), (999_999, "1M"), (12_400, "12.4k")])
+def test_short_counts(count: int, shown: str) -> None:
+    assert short_count(count) == shown
+
+
+def test_the_comment_and_the_summary_carry_the_line_once_only_with_a_judge() -> None:
+    head = replace(head_results(), judge=costs(2, 1))
+    comparison = compare(results(), head, GateRules())
+    line = "<sub>judge: 2 calls, 1 cached, 1.8k tokens, $0.00036</sub>"
+    assert render_comment(comparison).count(line) == 1
+    assert render_summary(comparison).count(line) == 1
+    plain = compare(results(), head_results(), GateRules())
+    assert "judge:" not in render_comment(plain) and "judge:" not in render_summary(plain)
+
+
+def test_a_run_over_its_judge_cost_budget_fails_with_its_reason() -> None:
+    head = replace(head_results(), judge=costs(1000, 0))
+    over = compare(results(), head, budgets(judge_cost={"max": 0.1}))
+    assert over.verdict == FAIL
+    [row] = [m for m in over.costs if m.name == "judge_cost"]
+    assert row.notes == ("$0.18 is over the budget max $0.10",)
+    assert "`judge_cost`: $0.18 is over the budget max $0.10" in render_comment(over)
+    assert "judge_cost" in comparison_terminal(over)
+    under = compare(results(), head, budgets(judge_cost={"max": 0.5}))
+    assert under.verdict == PASS
