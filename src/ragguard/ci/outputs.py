@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragguard.compare import Comparison
+from ragguard.results.judging import JudgeCosts
 
 
 def output_block(name: str, value: str) -> str:
@@ -106,5 +107,18 @@ def action_outputs(
         "comment-id": "" if comment_id is None else str(comment_id),
         "results-path": str(results_path),
         "newly-failing": str(len(comparison.of_kind("newly_failing"))),
+        **judge_outputs(comparison.judge),
         **paths,
+    }
+
+
+def judge_outputs(costs: JudgeCosts | None) -> dict[str, str]:
+    """``judge-calls``, ``judge-tokens`` and ``judge-cost`` (empty: no judge, or no price)."""
+    if costs is None:
+        return {"judge-calls": "", "judge-tokens": "", "judge-cost": ""}
+    cost = costs.cost
+    return {
+        "judge-calls": str(costs.calls),
+        "judge-tokens": str(costs.tokens),
+        "judge-cost": "" if cost is None else f"{cost:.6f}",
     }

@@ -21,6 +21,7 @@ fails a significant rise of more than that share of the baseline.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from ragguard.compare.metrics import bootstrap_for  # the per-n cache the quality metrics share
@@ -228,7 +229,8 @@ def cost_text(name: str, value: float) -> str:
 
 
 def money(value: float) -> str:
-    """A judge cost: ``$0.42``, ``$1,204.10``; under a cent ``$0.0031`` (two figures)."""
-    if value == 0 or value >= 0.01:
+    """A judge cost: ``$0.42``, ``$1,204.10``; under a cent two figures, ``$0.000054``."""
+    if value <= 0 or value >= 0.01:
         return f"${value:,.2f}"
-    return f"${value:.2g}"
+    decimals = 1 - math.floor(math.log10(value))  # two significant figures, no exponent
+    return f"${value:.{decimals}f}"
