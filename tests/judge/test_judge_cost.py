@@ -133,3 +133,35 @@ def test_the_estimate_of_a_half_cached_run_is_the_calls_it_makes(
 
 def test_the_estimate_is_a_token_per_four_characters_rounded_up() -> None:
     assert [estimate_tokens(text) for text in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
+
+
+def test_run_estimate_of_a_half_cached_run_is_the_calls_it_makes(
+    tmp_path, ragguard_cli, monkeypatch
+):
+    monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
+    with FakeOpenAI() as server:
+        testset, run, config = write_suite(tmp_path, server.base_url)
+        config.write_text(
+            f"testset: {testset.name}\nsystem:\n  recorded: {run.name}\n"
+            "metrics: [faithfulness, abstention]\nfaithfulness: judge\nabstention: judge\n"
+            + config.read_text()
+            + PRICED
+        )
+        out = tmp_path / "results.json"
+        assert ragguard_cli("run", "-c", config, "--out", out).exit_code == 0
+        lines = run.read_text().splitlines()
+        changed = json.loads(lines[1]) | {"answer": "Refunds are not covered by the docs."}
+        run.write_text(lines[0] + "\n" + json.dumps(changed) + "\n")
+        out.unlink()
+        before = server.calls
+        monkeypatch.delenv("RAGGUARD_TEST_JUDGE_KEY")  # an estimate needs no key
+        estimate = ragguard_cli("run", "-c", config, "--out", out, "--estimate")
+        monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
+        assert estimate.exit_code == 0, estimate.output
+        assert server.calls == before and not out.exists()
+        assert "2 answers to judge, 1 in the cache, 1 calls to make" in estimate.stdout
+        assert "at judge.price" in estimate.stdout
+        assert ragguard_cli("run", "-c", config, "--out", out).exit_code == 0
+        made = server.calls - before
+    assert made == 1
+    assert json.loads(out.read_text())["judge"]["calls"] == made

@@ -148,6 +148,49 @@ def evaluate(
     return Evaluation(results, outcome, judge, tuple(failures), logged)
 
 
+def estimate_judging(
+    config: Config,
+    reporter: Reporter,
+    *,
+    cache_dir: Path | None = None,
+    shard: Shard | None = None,
+    records: RunFiles | None = None,
+) -> tuple[str, ...]:
+    """``ragguard run --estimate``: run the suite's system as :func:`evaluate` does (its
+    records written, so ``--resume`` then asks it nothing again), then plan the judge's
+    calls over its answers as the scoring would make them (the same cache keys) without
+    making any, and without the judge's API key: each pass's plan line."""
+    passes = config.system.run.repeat
+    done, journals = _journalled(records, passes, config, shard, reporter)
+    try:
+        suite_run = run_config(
+            config,
+            progress_stream=reporter.progress_stream,
+            log=_unlogged,
+            shard=shard,
+            done=done,
+            on_record=journals,
+        )
+    finally:
+        if journals is not None:
+            journals.close()
+    outcome = suite_run.outcome
+    _after_run(outcome, outcome_failure_lines(outcome), reporter, suite_run.notes)
+    if records is not None:
+        _write_records(records, passes, outcome)
+    prepared = prepare_passes(
+        suite_run.testset,
+        [RunPass(answered, answered_only=True) for answered in outcome.passes],
+        config.metrics,
+        suite_run.generation,
+        corpus=config.corpus,
+        origins=corpus_origins(suite_run.testset, config.metrics, config.corpus),
+        need_key=False,
+        cache_dir=cache_dir,
+    )
+    return tuple(prepared.plans())
+
+
 def evaluate_system(
     system: Adapter | BatchAdapter,
     testset: TestSet,

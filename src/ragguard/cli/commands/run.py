@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,11 @@ from ragguard.cli.options import (
 from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core import interrupts
 from ragguard.core.exits import EXIT_ERROR
+
+if TYPE_CHECKING:
+    from ragguard.config.model import Config
+    from ragguard.pipeline.evaluate import RunFiles
+    from ragguard.testset.shards import Shard
 
 
 @click.command("run")
@@ -40,6 +46,14 @@ from ragguard.core.exits import EXIT_ERROR
     is_flag=True,
     help="Continue an unfinished run: keep the answered questions in the run records file.",
 )
+@click.option(
+    "--estimate",
+    "--dry-run",
+    "estimate",
+    is_flag=True,
+    help="Ask the system, then print the judge calls, tokens and cost (with judge.price) "
+    "scoring would need, and call no judge; --resume then asks the system nothing again.",
+)
 @repeat_option
 def run_command(
     config_path: Path,
@@ -47,6 +61,7 @@ def run_command(
     cache_dir: Path | None,
     shard_text: str | None,
     resume: bool,
+    estimate: bool,
     repeat: int | None,
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
@@ -70,6 +85,9 @@ def run_command(
     stem = out.name[: -len(".json")] if out.name.endswith(".json") else out.name
     files = RunFiles(out.with_name(stem + ".run.jsonl"), journal=True, resume=resume)
     check_writable(out)  # before the system is asked anything (the records files too)
+    if estimate:
+        _print_estimate(config, cache_dir, shard, files)
+        return
     evaluation = evaluate(
         config,
         TerminalReporter(),
@@ -103,6 +121,21 @@ def run_command(
         raise SystemExit(interrupts.exit_code())
     if verdict.verdict != "ok":
         raise SystemExit(EXIT_ERROR)
+
+
+def _print_estimate(
+    config: Config, cache_dir: Path | None, shard: Shard | None, files: RunFiles
+) -> None:
+    """``--estimate``: the system's answers recorded, the judge's calls planned, none made."""
+    from ragguard.pipeline.evaluate import estimate_judging
+    from ragguard.pipeline.reporter import TerminalReporter
+
+    plans = estimate_judging(
+        config, TerminalReporter(), cache_dir=cache_dir, shard=shard, records=files
+    )
+    for index, plan in enumerate(plans):
+        click.echo(plan if len(plans) == 1 else f"pass {index + 1}: {plan}", nl=False)
+    click.echo(f"run records written to {files.path}; no results written (an estimate)")
 
 
 @click.command("merge")
