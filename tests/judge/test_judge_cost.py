@@ -165,3 +165,16 @@ def test_run_estimate_of_a_half_cached_run_is_the_calls_it_makes(
         made = server.calls - before
     assert made == 1
     assert json.loads(out.read_text())["judge"]["calls"] == made
+
+
+def test_calls_that_got_no_reply_count_no_tokens(tmp_path, ragguard_cli, monkeypatch):
+    monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
+    with FakeOpenAI(default="500") as server:
+        testset, run, config = write_suite(tmp_path, server.base_url)
+        config.write_text(config.read_text() + "  max_retries: 1\n")
+        out = tmp_path / "results.json"
+        assert ragguard_cli(*score_args(testset, run, config), "--out", out).exit_code == 0
+        assert server.calls == 4
+    judge = json.loads(out.read_text())["judge"]
+    assert (judge["calls"], judge["prompt_tokens"], judge["estimated"]) == (4, 0, False)
+    assert {entry["tokens_from"] for entry in judge["judged"]} == {None}

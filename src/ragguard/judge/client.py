@@ -324,14 +324,12 @@ class JudgeClient:
             raise _CallFailed("the server's response is not a chat completion") from None
         text = content if isinstance(content, str) else ""
         usage = data.get("usage") if isinstance(data, dict) else None
-        counted = reported_tokens(usage)
-        if counted is None:
-            counted = (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
-            self._count(estimated=1)
-            tally.estimated = True
-        tally.prompt_tokens += counted[0]
-        tally.completion_tokens += counted[1]
-        self._count(prompt_tokens=counted[0], completion_tokens=counted[1])
+        reported = reported_tokens(usage)
+        counted = reported or (estimate_prompt_tokens(body["messages"]), estimate_tokens(text))
+        tally.count_reply(counted, estimated=reported is None)
+        self._count(
+            prompt_tokens=counted[0], completion_tokens=counted[1], estimated=reported is None
+        )
         return text
 
     def _redacted(self, text: str) -> str:

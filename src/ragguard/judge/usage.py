@@ -87,16 +87,22 @@ class Tally:
     """One answer's calls and tokens while it is judged (one thread: no lock)."""
 
     calls: int = 0
+    replies: int = 0  # chat completions read (a failed request has none)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False
 
+    def count_reply(self, tokens: tuple[int, int], estimated: bool) -> None:
+        self.replies += 1
+        self.prompt_tokens += tokens[0]
+        self.completion_tokens += tokens[1]
+        self.estimated = self.estimated or estimated
+
     def charge(self, key: str) -> JudgeCharge:
         """What judging the answer ``key`` cost; a reply without ``usage`` makes it an
-        estimate, and no reply at all leaves nothing to count."""
-        if self.prompt_tokens == 0 and self.completion_tokens == 0 and not self.estimated:
-            tokens_from = None if self.calls == 0 else FROM_USAGE
-        else:
+        estimate, and no reply at all leaves nothing to count (``tokens_from`` None)."""
+        tokens_from = None
+        if self.replies:
             tokens_from = FROM_ESTIMATE if self.estimated else FROM_USAGE
         return JudgeCharge(key, self.calls, self.prompt_tokens, self.completion_tokens, tokens_from)
 

@@ -12,7 +12,8 @@
 
 ``judged`` has one entry per judged answer, in the order judged (a repeated run's passes one
 after the other, each in test-set order). A verdict from the reply cache made no call and
-costs nothing this run: 0 calls, 0 tokens, ``tokens_from`` null. ``tokens_from`` is
+costs nothing this run: 0 calls, 0 tokens, ``tokens_from`` null (as do calls that all failed,
+which got no reply to count). ``tokens_from`` is
 ``usage`` when the server reported the tokens in its reply, ``estimate`` when it did not (or
 did for only some of the answer's calls) and ragguard estimated them (judge/usage.py). The
 totals are the sums; ``cost`` is there when ``judge.price`` is set. Reading a file, the totals
@@ -36,7 +37,7 @@ TOKENS_FROM = (FROM_USAGE, FROM_ESTIMATE)
 @dataclass(frozen=True, slots=True)
 class JudgeCharge:
     """One judged answer: the calls made for it (re-asks and retries included) and their
-    tokens; ``tokens_from`` is None for a verdict from the cache (no call)."""
+    tokens; ``tokens_from`` is None when no reply was read (a verdict from the cache)."""
 
     id: str
     calls: int = 0
