@@ -60,6 +60,6 @@ def test_a_run_over_its_judge_cost_budget_fails_with_its_reason() -> None:
     [row] = [m for m in over.costs if m.name == "judge_cost"]
     assert row.notes == ("$0.18 is over the budget max $0.10",)
     assert "`judge_cost`: $0.18 is over the budget max $0.10" in render_comment(over)
-    assert "judge_cost" in comparison_terminal(over)
+    assert "fail: judge_cost: $0.18 is over the budget max $0.10" in comparison_terminal(over)
     under = compare(results(), head, budgets(judge_cost={"max": 0.5}))
     assert under.verdict == PASS
