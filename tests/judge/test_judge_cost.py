@@ -131,8 +131,14 @@ def test_the_estimate_of_a_half_cached_run_is_the_calls_it_makes(
     assert json.loads(out.read_text())["judge"]["calls"] == made
 
 
-def test_the_estimate_is_a_token_per_four_characters_rounded_up() -> None:
-    assert [estimate_tokens(text) for text in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
+def test_the_estimate_counts_words_numbers_and_punctuation_pieces() -> None:
+    # a word is a piece (8 letters a piece past that), digits 3 a piece, other characters 2
+    assert estimate_tokens("Hello, world!") == 4
+    assert estimate_tokens("internationalization") == 3
+    assert estimate_tokens("12345") == 2
+    assert estimate_tokens("") == 0
+    # a chat request: 3 tokens a message and 3 for the reply's start
+    assert estimate_prompt_tokens([{"role": "user", "content": "Hello, world!"}]) == 4 + 3 + 3
 
 
 def test_run_estimate_of_a_half_cached_run_is_the_calls_it_makes(
