@@ -9,7 +9,9 @@ Transport: retries with exponential backoff and jitter on connection errors, tim
 retried. 401, 403 and 404 stop all further calls (the configuration is wrong). Redirects are
 not followed, so the key only ever goes to ``base_url``. A ``max_calls`` budget caps the
 requests sent. Replies are cached on disk by a hash of the request, so an unchanged answer
-costs nothing the next time. ``sleep``, ``clock`` and ``rng`` are injectable for tests.
+costs nothing the next time. Each answer judged by ``judge_many`` leaves its calls and their
+tokens (the reply's ``usage``, else estimated: usage.py) in :meth:`JudgeClient.charges`, for
+the results' judge cost. ``sleep``, ``clock`` and ``rng`` are injectable for tests.
 
 :class:`JudgeClient` is the scoring's :class:`~ragguard.metrics.judging.Judge`; the items it
 takes and the outcomes it returns are the metrics' types (re-exported here).
