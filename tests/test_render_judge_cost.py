@@ -4,12 +4,14 @@ footer (``~`` when estimated, the cost only with a price), none without a judge;
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from compare_cases import head_results, results
 from ragguard.compare import FAIL, PASS, compare
+from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.judge_cost import judge_cost_line, short_count
@@ -63,3 +65,21 @@ def test_a_run_over_its_judge_cost_budget_fails_with_its_reason() -> None:
     assert "fail: judge_cost: $0.18 is over the budget max $0.10" in comparison_terminal(over)
     under = compare(results(), head, budgets(judge_cost={"max": 0.5}))
     assert under.verdict == PASS
+
+
+def test_comparison_json_carries_the_heads_judge_totals() -> None:
+    head = replace(head_results(), judge=costs(2, 1))
+    data = json.loads(comparison_json(compare(results(), head, GateRules())))
+    assert data["judge"] == {
+        "calls": 2,
+        "answers": 3,
+        "cached": 1,
+        "prompt_tokens": 1600,
+        "completion_tokens": 200,
+        "estimated": False,
+        "price": {"input": 0.15, "output": 0.6},
+        "cost": pytest.approx(0.00036),
+    }
+    assert "judge" not in json.loads(
+        comparison_json(compare(results(), head_results(), GateRules()))
+    )

@@ -60,6 +60,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         "power": {found.metric: _power_dict(found) for found in comparison.power},
         **({"repeats": _repeats_dict(comparison.repeats)} if comparison.repeats else {}),
         **({"hops": [_hop_dict(row) for row in comparison.hops]} if comparison.hops else {}),
+        **({"judge": comparison.judge.totals()} if comparison.judge is not None else {}),
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},

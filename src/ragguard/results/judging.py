@@ -99,6 +99,10 @@ class JudgeCosts:
         return (self.prompt_tokens * per_input + self.completion_tokens * per_output) / 1e6
 
     def to_dict(self) -> dict[str, Any]:
+        return {**self.totals(), "judged": [charge.to_dict() for charge in self.judged]}
+
+    def totals(self) -> dict[str, Any]:
+        """The totals alone (comparison.json's ``judge``)."""
         data: dict[str, Any] = {
             "calls": self.calls,
             "answers": len(self.judged),
@@ -110,7 +114,6 @@ class JudgeCosts:
         if self.price is not None:
             data["price"] = {"input": self.price[0], "output": self.price[1]}
             data["cost"] = self.cost
-        data["judged"] = [charge.to_dict() for charge in self.judged]
         return data
 
 
