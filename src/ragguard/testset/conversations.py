@@ -21,10 +21,12 @@ from typing import Any
 
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import shown, unknown_key_message
-from ragguard.testset.labels import identifier, item_where, parse_tags
+from ragguard.testset.labels import identifier, item_where, parse_status, parse_tags
 from ragguard.testset.model import Question
 
-CONVERSATION_KEYS = ("id", "turns", "tags", "critical", "meta")
+CONVERSATION_KEYS = ("id", "turns", "tags", "critical", "meta", "status", "kind", "source")
+# Set on the conversation, for all its turns: a conversation is reviewed as a whole.
+WHOLE_CONVERSATION_KEYS = ("status", "kind", "source")
 TURN_SEPARATOR = "#"
 
 
@@ -56,6 +58,7 @@ def conversation_turns(
         )
     if entry.get("meta") is not None and not isinstance(entry["meta"], Mapping):
         raise where.error(f"expected a mapping, found {shown(entry['meta'])}", key="meta")
+    parse_status(entry.get("status"), where)
     turns = entry.get("turns")
     if not isinstance(turns, list) or not turns:
         raise where.error(
@@ -85,7 +88,14 @@ def _turn(
             f"a turn takes its id from the conversation ({conversation}#{index + 1}); remove it",
             key=f"{key}.id",
         )
+    for name in WHOLE_CONVERSATION_KEYS:
+        if name in turn:
+            raise where.error(
+                f"is set on the conversation, for all its turns; move it up to {conversation!r}",
+                key=f"{key}.{name}",
+            )
     fields = {"id": f"{conversation}{TURN_SEPARATOR}{index + 1}", **turn}
+    fields.update({name: entry[name] for name in WHOLE_CONVERSATION_KEYS if name in entry})
     if "critical" not in turn and entry.get("critical") is not None:
         fields["critical"] = entry["critical"]
     if entry.get("meta") and isinstance(turn.get("meta", {}), Mapping):

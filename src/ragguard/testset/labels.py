@@ -11,7 +11,7 @@ from typing import Any
 from ragguard.core.errors import Where
 from ragguard.core.sources import shown, span_of, type_name, unknown_key_message
 from ragguard.core.yaml_lines import LineDict, LineList, number_as_written
-from ragguard.testset.model import MAX_GRADE, Evidence, grade_too_high
+from ragguard.testset.model import MAX_GRADE, REVIEWED, STATUSES, Evidence, grade_too_high
 
 
 def identifier(value: Any, key: str, where: Where) -> str:
@@ -157,3 +157,17 @@ def parse_tags(value: Any, where: Where, key: str = "tags") -> tuple[str, ...]:
     ):
         raise where.error("expected a list of non-empty strings", key=key)
     return tuple(dict.fromkeys(tag.strip() for tag in value))
+
+
+def parse_status(value: Any, where: Where) -> str:
+    """A question's review status: ``draft`` or ``reviewed``; absent (or null) is reviewed."""
+    if value is None:
+        return REVIEWED
+    if isinstance(value, str) and value in STATUSES:
+        return value
+    allowed = " or ".join(STATUSES)
+    raise where.error(
+        f"expected {allowed}, found {shown(value)}; a drafted question is 'draft' until a "
+        "reviewer accepts it (ragguard testset review), then 'reviewed'",
+        key="status",
+    )

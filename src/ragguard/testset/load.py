@@ -15,13 +15,14 @@ from ragguard.core.sources import (
     iter_jsonl_objects,
     read_text,
     same_after_normalising,
+    shown,
     type_name,
     unknown_key_message,
 )
 from ragguard.core.yaml_lines import LineDict, LineList, parse_yaml
 from ragguard.testset.agentic import parse_hops, parse_tool_order, parse_tools, union_of_hops
 from ragguard.testset.conversations import conversation_turns, is_conversation
-from ragguard.testset.labels import identifier, parse_labels, parse_tags
+from ragguard.testset.labels import identifier, parse_labels, parse_status, parse_tags
 from ragguard.testset.model import Question, TestSet
 
 QUESTION_KEYS = (
@@ -36,6 +37,9 @@ QUESTION_KEYS = (
     "hops",
     "expected_tools",
     "tool_order",
+    "status",
+    "kind",
+    "source",
 )
 
 
@@ -255,7 +259,20 @@ def question_from_mapping(entry: Mapping[str, Any], where: Where) -> Question:
         hops=hops,
         expected_tools=tools,
         tool_order=parse_tool_order(entry.get("tool_order"), bool(tools), where),
+        status=parse_status(entry.get("status"), where),
+        kind=_optional_text(entry, "kind", where),
+        source=_optional_text(entry, "source", where),
     )
+
+
+def _optional_text(entry: Mapping[str, Any], key: str, where: Where) -> str | None:
+    """An optional free-text field (``kind``, ``source``): a non-empty string, kept as is."""
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise where.error(f"expected a non-empty string, found {shown(value)}", key=key)
+    return value.strip()
 
 
 def _question_text(text: Any, where: Where) -> str:

@@ -18,6 +18,11 @@ from ragguard.core.errors import InputError
 # Grades are small integers; the cap keeps 2^grade (ndcg_exp's gain) a finite float.
 MAX_GRADE = 100
 
+# A question's review status: a draft waits for a reviewer; absent means reviewed.
+DRAFT = "draft"
+REVIEWED = "reviewed"
+STATUSES = (DRAFT, REVIEWED)
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -112,6 +117,17 @@ class Question:
     # ``<conversation>#<turn>``), and, while it is asked, the messages before it.
     conversation: str | None = None
     history: tuple[Message, ...] = ()
+    # A drafted question (``ragguard testset draft``) waits for a reviewer: it is not asked,
+    # scored or gated unless a run includes drafts (docs/formats.md). ``kind`` and ``source``
+    # say what kind of question a drafter made and from what; neither is scored.
+    status: str = "reviewed"
+    kind: str | None = None
+    source: str | None = None
+
+    @property
+    def is_draft(self) -> bool:
+        """Whether the question is a draft no reviewer has accepted yet."""
+        return self.status == DRAFT
 
     @property
     def fingerprint(self) -> str:
@@ -202,6 +218,19 @@ class TestSet:
     def fingerprint(self) -> str:
         """A hash over every question's fingerprint, independent of question order."""
         return combined_fingerprint(question.fingerprint for question in self.questions)
+
+    @property
+    def drafts(self) -> tuple[Question, ...]:
+        """The drafted questions no reviewer has accepted yet, in file order."""
+        return tuple(question for question in self.questions if question.is_draft)
+
+    def without_drafts(self) -> TestSet:
+        """The test set a run evaluates by default: the reviewed questions alone."""
+        if not self.drafts:
+            return self
+        kept = tuple(question for question in self.questions if not question.is_draft)
+        lines = {q.id: self.lines.get(q.id) for q in kept}
+        return TestSet(kept, source=self.source, unjudged=self.unjudged, lines=lines)
 
 
 def combined_fingerprint(fingerprints: Iterable[str]) -> str:
