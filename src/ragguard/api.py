@@ -37,8 +37,10 @@ def score(
     corpus: PathLike | None = None,
     suite: str | None = None,
     config: PathLike | None = None,
+    include_drafts: bool = False,
 ) -> Results:
-    """Score a recorded run (JSON Lines) against a test set, as ``ragguard score`` does.
+    """Score a recorded run (JSON Lines) against a test set, as ``ragguard score`` does
+    (drafted questions left out unless ``include_drafts``, as ``--include-drafts``).
 
     ``metrics``: names or one comma-separated string (default: the documented retrieval set).
     Generation metrics use the methods of ``config``'s sections (offline by default); a judge
@@ -56,7 +58,7 @@ def score(
     except MetricNameError as exc:
         raise InputError("metrics", str(exc)) from None
     reporter = SilentReporter()
-    recorded = load_recorded(testset, (run,), reporter)
+    recorded = load_recorded(testset, (run,), reporter, include_drafts=include_drafts)
     raw_config, source = load_generation_config(config)
     scored = score_recorded(
         recorded,
@@ -75,10 +77,12 @@ def run(
     *,
     log: PathLike | None = None,
     repeat: int | None = None,
+    include_drafts: bool = False,
 ) -> Results:
     """Run the suite's system over its test set and score it, as ``ragguard run`` does (the
     run records are not written; the system's stderr goes to ``log`` when given). ``repeat``
-    overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times."""
+    overrides ``system.repeat`` as ``--repeat`` does: every question asked that many times;
+    ``include_drafts`` asks the drafted questions too, as ``--include-drafts``."""
     import sys
 
     from ragguard.config.load import load_config
@@ -95,6 +99,7 @@ def run(
         SilentReporter(progress_stream=sys.stderr),
         system_log=Path(log) if log is not None else None,
         failures_in_log=False,
+        include_drafts=include_drafts,
     )
     return evaluation.results
 

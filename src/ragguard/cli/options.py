@@ -46,6 +46,13 @@ repeat_option = click.option(
     help="Ask every question N times (1-20); overrides system.repeat in the config.",
 )
 
+include_drafts_option = click.option(
+    "--include-drafts",
+    is_flag=True,
+    help="Ask and score the drafted questions (status: draft) too; by default they wait "
+    "for review and are left out.",
+)
+
 
 def parse_metrics_option(value: str | None) -> tuple[MetricSpec, ...]:
     from ragguard.metrics.names import DEFAULT_METRICS, MetricNameError, parse_metric_list

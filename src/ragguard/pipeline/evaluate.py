@@ -19,6 +19,7 @@ from ragguard.config.sections.system import MAX_REPEAT
 from ragguard.core.files import check_writable
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings
+from ragguard.pipeline.drafts import load_run_testset, run_questions
 from ragguard.pipeline.passes import prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
@@ -36,7 +37,6 @@ from ragguard.system.journal import (
 )
 from ragguard.system.outcome import RunOutcome, cost_line, outcome_failure_lines
 from ragguard.system.runner import LineLog, end_log_with_failures, run_config, run_passes
-from ragguard.testset.load import load_testset
 from ragguard.testset.model import TestSet
 from ragguard.testset.shards import Shard, ShardSelection, mark_shard, select_shard
 
@@ -95,9 +95,11 @@ def evaluate(
     records: RunFiles | None = None,
     system_log: Path | None = None,
     failures_in_log: bool = True,
+    include_drafts: bool = False,
 ) -> Evaluation:
     """Run the suite's system over its test set (``shard``: one shard of it; ``only``: just
     those questions) and score it with the config's metrics, generation settings and corpus.
+    Drafted questions are left out unless ``include_drafts`` (:mod:`ragguard.pipeline.drafts`).
 
     Ctrl-C keeps what is done (``outcome.interrupted``). The run's records go to ``records``
     (none written without), the system's stderr to ``system_log`` with the failed questions
@@ -108,11 +110,13 @@ def evaluate(
     passes = config.system.run.repeat
     if system_log is not None:
         check_writable(system_log)  # a folder or an unwritable place: one line, before any run
-    done, journals = _journalled(records, passes, config, shard, reporter)
+    testset = load_run_testset(config.testset, reporter, include_drafts=include_drafts)
+    done, journals = _journalled(records, passes, testset, shard, reporter)
     log = LineLog(system_log) if system_log is not None else None
     try:
         suite_run = run_config(
             config,
+            testset,
             progress_stream=reporter.progress_stream,
             log=log or _unlogged,
             shard=shard,
@@ -202,8 +206,10 @@ def evaluate_system(
     reporter: Reporter,
     git: Mapping[str, str | None] | None = None,
 ) -> Evaluation:
-    """Run a system already built over ``testset`` and score it with ``specs`` and the
-    ``generation`` settings (no corpus, no records written): the demo's pipelines."""
+    """Run a system already built over ``testset`` (its drafts left out) and score it with
+    ``specs`` and the ``generation`` settings (no corpus, no records written): the demo's
+    pipelines."""
+    testset = run_questions(testset, reporter, include_drafts=False)
     outcome = run_passes(
         system, testset.questions, settings, progress_stream=reporter.progress_stream
     )
@@ -230,7 +236,11 @@ def _unlogged(_line: str) -> None:
 
 
 def _journalled(
-    records: RunFiles | None, passes: int, config: Config, shard: Shard | None, reporter: Reporter
+    records: RunFiles | None,
+    passes: int,
+    testset: TestSet,
+    shard: Shard | None,
+    reporter: Reporter,
 ) -> tuple[list[dict[str, RunRecord]], PassJournals | None]:
     """Before a journalled run asks anything: its records files checked writable, the records
     an unfinished run left read back (``resume``), and the journals to append to."""
@@ -239,7 +249,7 @@ def _journalled(
     paths = records.paths(passes)
     for path in paths:
         check_writable(path)
-    done = _resumed(config, shard, paths, reporter) if records.resume else []
+    done = _resumed(testset, shard, paths, reporter) if records.resume else []
     return done, PassJournals(records.path, passes, append=records.resume, most=MAX_REPEAT)
 
 
@@ -253,10 +263,9 @@ def _write_records(records: RunFiles, passes: int, outcome: RunOutcome) -> None:
 
 
 def _resumed(
-    config: Config, shard: Shard | None, paths: Sequence[Path], reporter: Reporter
+    testset: TestSet, shard: Shard | None, paths: Sequence[Path], reporter: Reporter
 ) -> list[dict[str, RunRecord]]:
     """Each pass's records an unfinished run left that are kept (those without an error)."""
-    testset = load_testset(config.testset)
     asked = select_shard(testset, shard).testset if shard else testset
     ids = [q.id for q in asked.questions]
     done = [records_to_keep(read_journal(path), ids, path) for path in paths]

@@ -153,16 +153,17 @@ def load_recorded(
     *,
     beir: PathLike | None = None,
     split: str | None = None,
+    include_drafts: bool = False,
 ) -> Recorded:
     """Read the test set (or the ``beir`` folder's queries and ``split`` qrels) and every
     run (a trace file's traces matched to the questions by their text; what its reader
     skipped goes to the reporter as notes), and check that each run answers only the test
-    set's questions. A BEIR split's queries judged with no relevant document are a
-    warning."""
+    set's questions (drafted questions left out unless ``include_drafts``, their answers
+    not refused). A BEIR split's queries judged with no relevant document are a warning."""
     if testset:
-        from ragguard.testset.load import load_testset
+        from ragguard.pipeline.drafts import load_run_testset
 
-        loaded = load_testset(testset)
+        loaded = load_run_testset(testset, reporter, include_drafts=include_drafts)
     else:
         from ragguard.testset.formats.beir import load_beir
         from ragguard.testset.formats.trec import no_relevant_warning
@@ -242,23 +243,25 @@ def score_jsonl_run(
     suite: str | None = None,
     processes: int | None = None,
     git: Mapping[str, str | None] | None = None,
+    include_drafts: bool = False,
 ) -> Scored | None:
     """A large JSON Lines run of retrieval metrics, read and scored in parts, one process a
     part (``processes``: how many; default one per core, at most 8); the results
     :func:`score_recorded` gives, byte for byte. None: one process scores it (a small file,
     one core, ``processes`` 1, anything unusual): call :func:`load_recorded` and
-    :func:`score_recorded`, which name any error with its line."""
+    :func:`score_recorded`, which name any error with its line. Drafted questions are left
+    out unless ``include_drafts``."""
+    from ragguard.pipeline.drafts import load_run_testset
     from ragguard.scoring.labels import unmatched_warning
     from ragguard.scoring.parallel_jsonl import line_cuts, score_jsonl_in_parts
     from ragguard.testset.formats import is_jsonl_run
-    from ragguard.testset.load import load_testset
 
     if any(spec.is_generation for spec in specs) or not is_jsonl_run(run):
         return None
     cuts = line_cuts(run, processes)
     if cuts is None:
         return None
-    loaded = load_testset(testset)
+    loaded = load_run_testset(testset, reporter, include_drafts=include_drafts)
     name = suite_name(suite, loaded.source)
     scored = score_jsonl_in_parts(loaded, run, cuts, specs, suite=name, git=dict(git or {}))
     if scored is None:

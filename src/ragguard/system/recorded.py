@@ -10,7 +10,7 @@ the runner calls before the run); what its reader skipped is in :attr:`notes`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,11 @@ class RecordedAdapter:
         """What the file's reader skipped, one line each (a trace file's)."""
         return self._run.notes if self._run is not None else ()
 
-    def check_known(self, questions: Sequence[Question]) -> None:
+    def check_known(self, questions: Sequence[Question], known_ids: Iterable[str] = ()) -> None:
         """Read the file for these questions, and refuse entries for questions the test set
-        does not have."""
-        self.run_for(questions).check_known(question.id for question in questions)
+        does not have (``known_ids``: more ids it may answer, such as drafts left out)."""
+        asked = [question.id for question in questions]
+        self.run_for(questions).check_known([*asked, *known_ids])
 
     def run_for(self, questions: Sequence[Question]) -> Run:
         """The recorded run, read on first use with the test set's ``questions``."""

@@ -33,7 +33,6 @@ from ragguard.system.progress import NoProgress, Progress, make_progress
 from ragguard.system.python import PythonAdapter
 from ragguard.system.recorded import RecordedAdapter
 from ragguard.system.turns import with_whole_conversations
-from ragguard.testset.load import load_testset
 from ragguard.testset.model import Question, TestSet
 from ragguard.testset.shards import Shard, ShardSelection, select_shard
 
@@ -95,6 +94,7 @@ class SuiteRun:
 
 def run_config(
     config: Config,
+    whole: TestSet,
     *,
     progress_stream: IO[str] | None = None,
     log: Callable[[str], None],
@@ -103,7 +103,8 @@ def run_config(
     on_record: Callable[[int, RunRecord], object] | None = None,
     only: frozenset[str] | None = None,
 ) -> SuiteRun:
-    """Load the test set, build the adapter and run every question (Ctrl-C keeps what is done).
+    """Build the adapter and run every question of ``whole``, the test set as the run asks it
+    (the pipeline has chosen its questions), Ctrl-C keeping what is done.
 
     The generation settings are typed first (from the loaded config; the file is not read
     again), so that a config mistake there does not cost a run of the system. With
@@ -116,7 +117,6 @@ def run_config(
     The progress is shown on ``progress_stream`` (none without one).
     """
     check_repeatable(config)  # a Config built by hand has not been through load_config
-    whole = load_testset(config.testset)
     selection = select_shard(whole, shard) if shard else None
     testset = selection.testset if selection else whole
     if only is not None:
@@ -125,7 +125,7 @@ def run_config(
     generation = config.generation
     adapter = build_adapter(config, log=log)
     if isinstance(adapter, RecordedAdapter):
-        adapter.check_known(whole.questions)
+        adapter.check_known(whole.questions, whole.known_ids)
     if isinstance(adapter, PythonAdapter):
         adapter.check_questions(testset.questions)
     try:

@@ -225,12 +225,15 @@ class TestSet:
         return tuple(question for question in self.questions if question.is_draft)
 
     def without_drafts(self) -> TestSet:
-        """The test set a run evaluates by default: the reviewed questions alone."""
-        if not self.drafts:
+        """The test set a run evaluates by default: the reviewed questions alone. The drafts'
+        ids stay known (``unjudged``), so a recorded run that answered them is not refused."""
+        drafts = self.drafts
+        if not drafts:
             return self
         kept = tuple(question for question in self.questions if not question.is_draft)
         lines = {q.id: self.lines.get(q.id) for q in kept}
-        return TestSet(kept, source=self.source, unjudged=self.unjudged, lines=lines)
+        unjudged = self.unjudged | {q.id for q in drafts}
+        return TestSet(kept, source=self.source, unjudged=unjudged, lines=lines)
 
 
 def combined_fingerprint(fingerprints: Iterable[str]) -> str:

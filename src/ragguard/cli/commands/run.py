@@ -9,6 +9,7 @@ import click
 
 from ragguard.cli.options import (
     config_option,
+    include_drafts_option,
     repeat_option,
 )
 from ragguard.config.load import DEFAULT_CONFIG_NAME
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     "scoring would need, and call no judge; --resume then asks the system nothing again.",
 )
 @repeat_option
+@include_drafts_option
 def run_command(
     config_path: Path,
     out: Path,
@@ -63,6 +65,7 @@ def run_command(
     resume: bool,
     estimate: bool,
     repeat: int | None,
+    include_drafts: bool,
 ) -> None:
     """Run the system under test over the test set, score it and print the table."""
     import time
@@ -96,6 +99,7 @@ def run_command(
         shard=shard,
         records=files,
         system_log=out.with_name(stem + ".log"),
+        include_drafts=include_drafts,
     )
     outcome, results = evaluation.outcome, evaluation.results
     write_results(results, out)

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from ragguard.cli.options import _judge_config, config_option, parse_metrics_option
+from ragguard.cli.options import (
+    _judge_config,
+    config_option,
+    include_drafts_option,
+    parse_metrics_option,
+)
 
 
 def _check_sources(
@@ -90,6 +95,7 @@ def _check_processes(
     help="Processes that read and score a large --trec-run, or one JSON Lines --run on "
     "retrieval metrics (default: one per core, at most 8).",
 )
+@include_drafts_option
 def score(
     testset: Path | None,
     run: tuple[Path, ...],
@@ -105,6 +111,7 @@ def score(
     use_judge: bool,
     dry_run: bool,
     processes: int | None,
+    include_drafts: bool,
 ) -> None:
     """Score a recorded run against a test set and print the table.
 
@@ -149,10 +156,12 @@ def score(
         if testset and len(run) == 1 and generation is None:
             scored = score_jsonl_run(
                 testset, run[0], specs, reporter, suite=suite, processes=processes,
-                git=current_commit(),
+                git=current_commit(), include_drafts=include_drafts,
             )  # fmt: skip
         if scored is None:
-            recorded = load_recorded(testset, run, reporter, beir=beir, split=split)
+            recorded = load_recorded(
+                testset, run, reporter, beir=beir, split=split, include_drafts=include_drafts
+            )
             scored = score_recorded(
                 recorded, specs, reporter, suite=suite, generation=generation, git=current_commit()
             )
