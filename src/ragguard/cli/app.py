@@ -26,6 +26,7 @@ from ragguard.cli.commands.init import init
 from ragguard.cli.commands.results import explain_command, report
 from ragguard.cli.commands.run import merge_command, run_command
 from ragguard.cli.commands.score import score
+from ragguard.cli.commands.testset import testset_group
 from ragguard.core import interrupts
 from ragguard.core.errors import InputError
 from ragguard.core.exits import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE
@@ -42,6 +43,7 @@ COMMAND_ORDER = (
     "baseline",
     "import",
     "coverage",
+    "testset",
     "merge",
     "calibrate",
     "ci",
@@ -168,6 +170,7 @@ cli.add_command(baseline_group)
 cli.add_command(calibrate_command)
 cli.add_command(import_command)
 cli.add_command(coverage_command)
+cli.add_command(testset_group)
 cli.add_command(ci_command)
 cli.add_command(publish_command)
 cli.add_command(gitlab_note_command)

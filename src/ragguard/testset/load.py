@@ -75,13 +75,25 @@ def _read_testset(path: Path, kind: str) -> str:
 
 
 def _load_yaml(path: Path) -> TestSet:
-    data = parse_yaml(_read_testset(path, "yaml"), path)
+    return testset_from_yaml_text(_read_testset(path, "yaml"), path)
+
+
+def yaml_entries(text: str, path: str | Path) -> LineList:
+    """A YAML test set's entries as written (a list, or a mapping's ``questions:`` list)."""
+    data = parse_yaml(text, path)
     if isinstance(data, LineDict) and "questions" in data:
         data = data["questions"]
     if not isinstance(data, LineList):
         raise InputError(
             path, f"expected a list of questions (or a 'questions:' list), found {type_name(data)}"
         )
+    return data
+
+
+def testset_from_yaml_text(text: str, path: str | Path) -> TestSet:
+    """The test set a YAML text holds, its errors naming ``path`` (``ragguard testset review``
+    checks an edit this way before it writes the file)."""
+    data = yaml_entries(text, path)
     entries = []
     for index, entry in enumerate(data):
         line = data.item_lines[index]
@@ -182,7 +194,7 @@ def testset_from_entries(
     questions: list[Question] = []
     wheres: dict[str, Where] = {}
     for entry, where in entries:
-        for question in _questions_of(entry, where):
+        for question in questions_of(entry, where):
             if question.id in wheres:
                 first = wheres[question.id].line
                 at = f" (first at line {first})" if first else ""
@@ -202,7 +214,7 @@ def testset_from_entries(
     return TestSet(tuple(questions), source=str(path), lines=lines)
 
 
-def _questions_of(entry: Mapping[str, Any], where: Where) -> list[Question]:
+def questions_of(entry: Mapping[str, Any], where: Where) -> list[Question]:
     """An entry's question, or a conversation's turns."""
     if is_conversation(entry):
         return conversation_turns(entry, where, question_from_mapping)

@@ -1,0 +1,16 @@
+"""``ragguard testset``: commands that work on the test set; ``review`` walks the drafted
+questions (docs/review.md)."""
+
+from __future__ import annotations
+
+import click
+
+from ragguard.cli.commands.testset_review import review_command
+
+
+@click.group("testset")
+def testset_group() -> None:
+    """Work on the test set: review drafted questions."""
+
+
+testset_group.add_command(review_command)
