@@ -73,6 +73,7 @@ from ragguard.github import (
 )
 from ragguard.github.comments import with_outcome
 from ragguard.pipeline.compare import compare_to_baseline
+from ragguard.pipeline.drafts import awaiting_review
 from ragguard.pipeline.evaluate import check_judge_key
 from ragguard.render import (
     comparison_terminal,
@@ -283,7 +284,7 @@ def _evaluate_and_report(
         merge_base = (gate.commit if gate else None) or target.base_sha
         merge_base = merge_base or collab.github.merge_base(target.base_branch or "", target.sha)
         top += uncovered_changes_note(config, target, merge_base, collab.log)
-    frame = Frame(top, trend)
+    frame = Frame(top, trend, awaiting_review(config.testset))
     comment_body = with_outcome(
         framed_comment(comparison, frame), Outcome(comparison.reported_verdict, state)
     )

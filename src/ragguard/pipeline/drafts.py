@@ -12,7 +12,7 @@ from os import PathLike
 from ragguard.core.errors import InputError
 from ragguard.pipeline.reporter import Reporter
 from ragguard.testset.load import load_testset
-from ragguard.testset.model import TestSet
+from ragguard.testset.model import Question, TestSet
 
 REVIEW_HINT = "review them with `ragguard testset review`"
 
@@ -48,3 +48,9 @@ def drafts_left_out(count: int) -> str:
     """The note that ``count`` drafted questions are not in the run."""
     what = "drafted question" if count == 1 else "drafted questions"
     return f"{count} {what} left out ({REVIEW_HINT}; --include-drafts runs them)"
+
+
+def awaiting_review(path: str | PathLike[str]) -> tuple[Question, ...]:
+    """The drafted questions of the test set at ``path``: the reports list them as awaiting
+    review, and say the gate counts the reviewed questions only."""
+    return load_testset(path).drafts

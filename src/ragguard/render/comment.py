@@ -5,6 +5,7 @@ The comment is cut to fit GitHub's size limit by dropping detail in a fixed orde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
@@ -15,6 +16,7 @@ from ragguard.render.context import comment_marker, comparison_context
 from ragguard.render.detail import CUT_ORDER, FULL, SUMMARY_CUT_ORDER, Detail
 from ragguard.render.text import environment, escape_markdown
 from ragguard.render.verdict import verdict_icon, verdict_label
+from ragguard.testset.model import Question
 
 COMMENT_LIMIT = 65_536
 # GitHub shows at most 1 MiB of job summary per step; ragguard's header and trend chart and
@@ -36,28 +38,35 @@ def comment_length(text: str) -> int:
 
 
 def render_comment(
-    comparison: Comparison, template: str | Path | None = None, limit: int = COMMENT_LIMIT
+    comparison: Comparison,
+    template: str | Path | None = None,
+    limit: int = COMMENT_LIMIT,
+    drafts: Sequence[Question] = (),
 ) -> str:
-    """The PR comment, cut to fit ``limit`` by dropping detail in the fixed CUT_ORDER."""
+    """The PR comment, cut to fit ``limit`` by dropping detail in the fixed CUT_ORDER;
+    ``drafts``: the head test set's drafted questions, listed as awaiting review."""
     loaded = _comparison_template(template, "comment.md.j2")
     for index, detail in enumerate(CUT_ORDER):
-        text = _render(loaded, comparison, detail, CUT_NOTE if index else "")
+        text = _render(loaded, comparison, detail, CUT_NOTE if index else "", drafts)
         if comment_length(text) < limit:
             return text
     return _fallback_comment(comparison, limit)
 
 
 def render_summary(
-    comparison: Comparison, template: str | Path | None = None, limit: int | None = None
+    comparison: Comparison,
+    template: str | Path | None = None,
+    limit: int | None = None,
+    drafts: Sequence[Question] = (),
 ) -> str:
     """The job summary: the same report with every detail; with ``limit`` (UTF-8 bytes, as
     GitHub counts the summary), detail is dropped in CUT_ORDER until it fits."""
     loaded = _comparison_template(template, "summary.md.j2")
-    full = _render(loaded, comparison, FULL, "")
+    full = _render(loaded, comparison, FULL, "", drafts)
     if limit is None or len(full.encode("utf-8")) < limit:
         return full
     for detail in SUMMARY_CUT_ORDER:
-        text = _render(loaded, comparison, detail, SUMMARY_CUT_NOTE)
+        text = _render(loaded, comparison, detail, SUMMARY_CUT_NOTE, drafts)
         if len(text.encode("utf-8")) < limit:
             return text
     return _fallback_comment(comparison, limit)
@@ -94,10 +103,14 @@ def _comparison_template(template: str | Path | None, default: str) -> jinja2.Te
 
 
 def _render(
-    template: jinja2.Template, comparison: Comparison, detail: Detail, cut_note: str
+    template: jinja2.Template,
+    comparison: Comparison,
+    detail: Detail,
+    cut_note: str,
+    drafts: Sequence[Question] = (),
 ) -> str:
     try:
-        text = template.render(**comparison_context(comparison, detail, cut_note))
+        text = template.render(**comparison_context(comparison, detail, cut_note, drafts))
     except jinja2.TemplateError as exc:
         raise InputError(template.filename or template.name or "template", str(exc)) from None
     marker = comment_marker(comparison.suite)

@@ -28,6 +28,7 @@ from ragguard.compare import (
 from ragguard.render.agents import conversations_text, hop_context
 from ragguard.render.costs import cost_rows
 from ragguard.render.detail import CELL_WRAP, FIXED_SHOWN, TAG_COLUMNS, Detail
+from ragguard.render.drafts import drafts_context
 from ragguard.render.drift import drift_context
 from ragguard.render.judge_cost import judge_cost_line
 from ragguard.render.power import too_small_lines
@@ -65,6 +66,7 @@ from ragguard.render.verdict import (
     verdict_label,
 )
 from ragguard.results.model import STATUS_OK
+from ragguard.testset.model import Question
 
 MARKER_PREFIX = "<!-- ragguard:comment suite="
 _MARKER_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -85,9 +87,10 @@ def delta_mark(value: float | None) -> str:
 
 
 def comparison_context(
-    comparison: Comparison, detail: Detail, cut_note: str = ""
+    comparison: Comparison, detail: Detail, cut_note: str = "", drafts: Sequence[Question] = ()
 ) -> dict[str, Any]:
-    """Everything a comparison template shows, untrusted text already escaped."""
+    """Everything a comparison template shows, untrusted text already escaped; ``drafts``
+    are the head test set's drafted questions, which await review and were not evaluated."""
     quiet = detail.compact and is_quiet(comparison)
     metric_rows = [_metric_row(m, comparison) for m in comparison.metrics]
     shown_rows = [
@@ -132,6 +135,7 @@ def comparison_context(
         **_fixed_context(comparison, detail),
         "still_failing_count": len(comparison.of_kind(STILL_FAILING)),
         "drift": drift_context(comparison, detail),
+        "drafts": drafts_context(drafts, detail.drafts_shown),
         "latency": latency_line(comparison) if _show_latency(comparison, detail) else "",
         "cost_rows": cost_rows(comparison, detail.compact),
         "provenance": provenance_line(comparison),

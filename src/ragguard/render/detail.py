@@ -11,6 +11,7 @@ FIXED_SHOWN = 5
 DRIFT_SHOWN = 10
 TAGS_SHOWN = 8
 TAG_COLUMNS = 4
+DRAFTS_SHOWN = 10  # drafted questions listed in the comment (the job summary: 100)
 CELL_WRAP = 24  # characters of an unbroken run in a table cell before a break is allowed
 
 
@@ -32,9 +33,10 @@ class Detail:
     failing_shown: int = FAILING_SHOWN
     max_failing_with_why: int | None = None
     max_failing_listed: int | None = None
+    drafts_shown: int = DRAFTS_SHOWN
 
 
-FULL = Detail(compact=False, all_questions=True, max_tags=None, max_quotes=None)
+FULL = Detail(compact=False, all_questions=True, max_tags=None, max_quotes=None, drafts_shown=100)
 CUT_ORDER = (
     Detail(),
     Detail(fixed_list=False, drift_list=False),
@@ -52,6 +54,7 @@ CUT_ORDER = (
         max_tags=0,
         max_failing_with_why=0,
         max_failing_listed=50,
+        drafts_shown=0,
     ),
 )
 SUMMARY_CUT_ORDER = (

@@ -13,6 +13,7 @@ from ragguard.compare.model import Comparison
 from ragguard.render.comment import SUMMARY_LIMIT_BYTES, render_comment, render_summary
 from ragguard.render.text import escape_markdown
 from ragguard.render.verdict import age_phrase
+from ragguard.testset.model import Question
 
 MARKER_START = "<!-- ragguard:"
 
@@ -28,10 +29,12 @@ class StoredBaseline(Protocol):
 @dataclass(frozen=True)
 class Frame:
     """What goes around a comparison's report: ``note`` (markdown, first) and ``trend``
-    (the trend chart, last; empty when there is none)."""
+    (the trend chart, last; empty when there is none); ``drafts``, the head test set's
+    drafted questions, which the report lists as awaiting review."""
 
     note: str = ""
     trend: str = ""
+    drafts: tuple[Question, ...] = ()
 
     def around(self, report: str) -> str:
         """``report`` with the note first (after its marker line, when it starts with one)
@@ -44,11 +47,11 @@ class Frame:
 
 
 def framed_comment(comparison: Comparison, frame: Frame) -> str:
-    return frame.around(render_comment(comparison))
+    return frame.around(render_comment(comparison, drafts=frame.drafts))
 
 
 def framed_summary(comparison: Comparison, frame: Frame) -> str:
-    return frame.around(render_summary(comparison))
+    return frame.around(render_summary(comparison, drafts=frame.drafts))
 
 
 def fitted_summary(full: str, comparison: Comparison, frame: Frame) -> str:
@@ -56,7 +59,8 @@ def fitted_summary(full: str, comparison: Comparison, frame: Frame) -> str:
     trend chart but without the notes (summary.md on disk keeps the full one)."""
     if len(full.encode("utf-8")) < SUMMARY_LIMIT_BYTES:
         return full
-    return Frame(trend=frame.trend).around(render_summary(comparison, limit=SUMMARY_LIMIT_BYTES))
+    cut = render_summary(comparison, limit=SUMMARY_LIMIT_BYTES, drafts=frame.drafts)
+    return Frame(trend=frame.trend).around(cut)
 
 
 def status_missing_note(suite: str, failure: str) -> str:
