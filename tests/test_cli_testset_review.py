@@ -119,6 +119,9 @@ def test_accept_reject_and_skip_change_only_their_entries(suite: Path):
 def test_quit_leaves_the_file_as_it_was(suite: Path):
     child = _review(suite)
     child.expect(PROMPT)
+    child.sendline("x")
+    child.expect("type a, e, r, s or q")
+    child.expect(PROMPT)
     child.sendline("q")
     out = _finish(child)
     assert "0 accepted, 0 edited, 0 rejected, 0 skipped; 3 drafts left" in out
@@ -178,3 +181,10 @@ def test_review_needs_a_terminal(suite: Path, ragguard_process):
     assert done.stdout == ""
     assert done.stderr.startswith("ragguard: error: stdin: review asks what to do")
     assert (suite / "testset.yaml").read_text() == TESTSET
+
+
+def test_without_a_test_set_or_a_config_it_says_what_to_give(tmp_path, monkeypatch, cli_error):
+    monkeypatch.chdir(tmp_path)
+    cli_error(
+        ["testset", "review"], "ragguard.yml:", "not found", "ragguard testset review TESTSET"
+    )
