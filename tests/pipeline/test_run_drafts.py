@@ -144,3 +144,29 @@ def test_the_api_leaves_drafts_out_unless_asked(folder):
     assert [q.id for q in api.score(testset, run).questions] == ["auth", "rate"]
     included = api.score(testset, run, include_drafts=True)
     assert [q.id for q in included.questions] == ["auth", "drafted", "rate"]
+
+
+def test_a_recorded_system_that_answered_the_draft_is_not_refused(folder, ragguard_cli):
+    _run_file(folder, ["auth", "drafted", "rate"])
+    config = folder / "ragguard.yml"
+    config.write_text(
+        "suite: drafts\ntestset: testset.yaml\nsystem:\n  recorded: run.jsonl\n"
+        "metrics: [hit_rate@1]\n"
+    )
+    out = folder / "out.json"
+    result = ragguard_cli("run", "-c", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [q.id for q in load_results(out).questions] == ["auth", "rate"]
+
+
+def test_a_resumed_run_counts_only_the_reviewed_questions(folder, ragguard_cli, monkeypatch):
+    monkeypatch.syspath_prepend(str(folder))
+    config, asked = _python_suite(folder)
+    out = folder / "out.json"
+    (folder / "out.run.jsonl").write_text(
+        json.dumps({"id": "auth", "retrieved": ["authentication"], "answer": "a"}) + "\n"
+    )
+    result = ragguard_cli("run", "-c", config, "--out", out, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "resuming: 1 of 2 questions already done" in result.stderr
+    assert asked.read_text().split() == ["rate"]
