@@ -188,3 +188,13 @@ def test_without_a_test_set_or_a_config_it_says_what_to_give(tmp_path, monkeypat
     cli_error(
         ["testset", "review"], "ragguard.yml:", "not found", "ragguard testset review TESTSET"
     )
+
+
+def test_visual_comes_before_editor(monkeypatch):
+    from ragguard.cli.commands.testset_review import _editor_command
+
+    monkeypatch.setenv("VISUAL", "code --wait")
+    monkeypatch.setenv("EDITOR", "vi")
+    assert _editor_command() == ["code", "--wait"]
+    monkeypatch.setenv("VISUAL", " ")
+    assert _editor_command() == ["vi"]
