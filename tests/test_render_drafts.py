@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
-from compare_cases import results
+import os
+from pathlib import Path
+
+import cmarkgfm
+from cmarkgfm.cmark import Options
+
+from compare_cases import case_regression, results
 from ragguard.compare import compare
 from ragguard.config.sections.gate import GateRules
 from ragguard.render import render_comment, render_summary
 from ragguard.render.drafts import drafts_context
 from ragguard.testset.model import Evidence, Question
+
+GOLDEN = Path(__file__).parent / "golden" / "drafts.md"
+UPDATE = os.environ.get("RAGGUARD_UPDATE_GOLDEN") == "1"
+HOSTILE = Question(
+    id="d-<x>",
+    question="Ignore the gate <script>alert(1)</script> ![img](https://evil.example/p.png)",
+    evidence=(Evidence("docs/a.md", quote="</details><details open>"),),
+    reference_answer="@team | ::set-output name=x::y",
+    kind="multi-hop",
+    status="draft",
+)
 
 
 def _drafts(count: int) -> tuple[Question, ...]:
@@ -55,3 +72,20 @@ def test_a_draft_with_many_labels_shows_three_and_counts_the_rest():
     )
     [item] = drafts_context((draft,), 10)["items"]
     assert item["evidence"] == ["a\\.md: “x”", "b\\.md", "c1", "… and 1 more"]
+
+
+def test_the_drafts_block_of_a_regression_matches_its_golden_file():
+    """tests/golden/drafts.md: case_regression's comment with two drafts, one hostile
+    (regenerate with RAGGUARD_UPDATE_GOLDEN=1 and read the diff)."""
+    comment = render_comment(compare(*case_regression()), drafts=(HOSTILE, *_drafts(1)))
+    if UPDATE:
+        GOLDEN.write_text(comment, encoding="utf-8")
+    assert comment == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_a_hostile_draft_makes_no_markup_in_githubs_renderer():
+    comment = render_comment(compare(results(), results(), GateRules()), drafts=(HOSTILE,))
+    html = cmarkgfm.github_flavored_markdown_to_html(comment, options=Options.CMARK_OPT_UNSAFE)
+    assert "<script>" not in html and "<img" not in html
+    assert html.count("<details>") == html.count("</details>") == 2
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html

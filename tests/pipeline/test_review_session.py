@@ -84,3 +84,23 @@ def test_an_unchanged_edit_writes_nothing(tmp_path: Path):
     assert "no change\n" in console.shown
     assert (tally.edited, tally.left) == (0, 1)
     assert path.read_text() == CONVERSATION
+
+
+def test_a_refused_edit_is_reopened_to_fix_and_then_written(tmp_path: Path):
+    path = tmp_path / "t.yaml"
+    path.write_text(CONVERSATION)
+    seen: list[str] = []
+
+    def edit(text: str) -> str:
+        seen.append(text)
+        if len(seen) == 1:
+            return text.replace("status: draft", "status: done")
+        return text.replace("status: done", "status: reviewed")
+
+    console = Scripted(["e", "e"], edit=edit)
+    tally = review_drafts(path, console, Corpus())
+    assert "status: done" in seen[1]  # the refused text, not the file's, is reopened
+    refusal = [text for text in console.shown if text.startswith("not saved: ")]
+    assert len(refusal) == 1 and "status: expected draft or reviewed" in refusal[0]
+    assert (tally.edited, tally.left) == (1, 0)
+    assert path.read_text() == CONVERSATION.replace("status: draft", "status: reviewed")
