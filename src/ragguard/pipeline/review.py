@@ -30,7 +30,7 @@ from ragguard.testset.review_text import (
     replaced,
 )
 
-ACCEPT, EDIT, REJECT, SKIP, QUIT = "a", "e", "r", "s", "q"
+ACCEPT, EDIT, REJECT, SKIP, QUIT = "a", "e", "r", "s", "q"  # what Console.choose returns
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -108,22 +108,29 @@ def review_drafts(path: Path, console: Console, corpus: Corpus) -> Tally:
         choice = console.choose()
         if choice == QUIT:
             break
-        if choice == SKIP:
-            position, tally.skipped = entry.index + 1, tally.skipped + 1
-        elif choice == ACCEPT:
-            _write(path, accepted(text, entry, path))
-            position, tally.accepted = entry.index + 1, tally.accepted + 1
-        elif choice == REJECT:
-            _write(path, rejected(text, entry, path))
-            position, tally.rejected = entry.index, tally.rejected + 1
-        elif choice == EDIT:
+        if choice == EDIT:
             pending = refused[1] if refused and refused[0] == entry.index else None
             kept = _edit(path, text, entry, console, pending, tally)
             refused = (entry.index, kept) if kept is not None else None
-            continue
-        refused = None
+        else:
+            position, refused = _decide(choice, path, text, entry, tally), None
     tally.left = len(drafts_in(list_entries(_read(path), path)))
     return tally
+
+
+def _decide(choice: str, path: Path, text: str, entry: Entry, tally: Tally) -> int:
+    """Accept, reject or skip the entry (written at once); the index of the next entry to
+    look at (a rejected entry's place is taken by the one after it)."""
+    if choice == ACCEPT:
+        _write(path, accepted(text, entry, path))
+        tally.accepted += 1
+    elif choice == REJECT:
+        _write(path, rejected(text, entry, path))
+        tally.rejected += 1
+        return entry.index
+    else:
+        tally.skipped += 1
+    return entry.index + 1
 
 
 def _edit(
