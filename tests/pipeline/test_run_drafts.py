@@ -170,3 +170,17 @@ def test_a_resumed_run_counts_only_the_reviewed_questions(folder, ragguard_cli, 
     assert result.exit_code == 0, result.output
     assert "resuming: 1 of 2 questions already done" in result.stderr
     assert asked.read_text().split() == ["rate"]
+
+
+def test_an_estimate_does_not_ask_the_system_a_draft(folder, ragguard_cli, monkeypatch):
+    monkeypatch.syspath_prepend(str(folder))
+    config, asked = _python_suite(folder)
+    result = ragguard_cli("run", "-c", config, "--out", folder / "out.json", "--estimate")
+    assert result.exit_code == 0, result.output
+    assert sorted(asked.read_text().split()) == ["auth", "rate"]
+    assert "1 drafted question left out" in result.stderr
+    asked.unlink()
+    flags = ("--estimate", "--include-drafts")
+    result = ragguard_cli("run", "-c", config, "--out", folder / "all.json", *flags)
+    assert result.exit_code == 0, result.output
+    assert sorted(asked.read_text().split()) == ["auth", "drafted", "rate"]

@@ -159,16 +159,20 @@ def estimate_judging(
     cache_dir: Path | None = None,
     shard: Shard | None = None,
     records: RunFiles | None = None,
+    include_drafts: bool = False,
 ) -> tuple[str, ...]:
     """``ragguard run --estimate``: run the suite's system as :func:`evaluate` does (its
-    records written, so ``--resume`` then asks it nothing again), then plan the judge's
-    calls over its answers as the scoring would make them (the same cache keys) without
-    making any, and without the judge's API key: each pass's plan line."""
+    records written, so ``--resume`` then asks it nothing again; drafts left out unless
+    ``include_drafts``), then plan the judge's calls over its answers as the scoring would
+    make them (the same cache keys) without making any, and without the judge's API key:
+    each pass's plan line."""
     passes = config.system.run.repeat
-    done, journals = _journalled(records, passes, config, shard, reporter)
+    testset = load_run_testset(config.testset, reporter, include_drafts=include_drafts)
+    done, journals = _journalled(records, passes, testset, shard, reporter)
     try:
         suite_run = run_config(
             config,
+            testset,
             progress_stream=reporter.progress_stream,
             log=_unlogged,
             shard=shard,

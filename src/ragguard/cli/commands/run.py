@@ -89,7 +89,7 @@ def run_command(
     files = RunFiles(out.with_name(stem + ".run.jsonl"), journal=True, resume=resume)
     check_writable(out)  # before the system is asked anything (the records files too)
     if estimate:
-        _print_estimate(config, cache_dir, shard, files)
+        _print_estimate(config, cache_dir, shard, files, include_drafts)
         return
     evaluation = evaluate(
         config,
@@ -128,14 +128,23 @@ def run_command(
 
 
 def _print_estimate(
-    config: Config, cache_dir: Path | None, shard: Shard | None, files: RunFiles
+    config: Config,
+    cache_dir: Path | None,
+    shard: Shard | None,
+    files: RunFiles,
+    include_drafts: bool,
 ) -> None:
     """``--estimate``: the system's answers recorded, the judge's calls planned, none made."""
     from ragguard.pipeline.evaluate import estimate_judging
     from ragguard.pipeline.reporter import TerminalReporter
 
     plans = estimate_judging(
-        config, TerminalReporter(), cache_dir=cache_dir, shard=shard, records=files
+        config,
+        TerminalReporter(),
+        cache_dir=cache_dir,
+        shard=shard,
+        records=files,
+        include_drafts=include_drafts,
     )
     for index, plan in enumerate(plans):
         click.echo(plan if len(plans) == 1 else f"pass {index + 1}: {plan}", nl=False)
