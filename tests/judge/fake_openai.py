@@ -16,6 +16,8 @@ can misbehave on demand (``usage=False``: its replies carry no ``usage``, as som
 - ``lone_surrogate``: a correct reply with a note holding a lone surrogate (escaped in the
   completion's JSON)
 - ``hang``: sleep ``hang_seconds`` before answering (to trigger the client's timeout)
+- drafting prompts (``ragguard testset draft``) get drafts in a real model's style, and
+  behaviours of their own (``draft_invented`` ...): tests/judge/fake_drafts.py
 - ``echo``: not a judge: a plain chat reply, ``echo: `` and the last message's text (a
   system under test's model calls, tests/traces)
 
@@ -38,6 +40,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from fake_drafts import draft_reply, is_drafting  # beside it: tests/judge is on the path
 
 _CHUNK = re.compile(r"\[chunk ([^\]\n]+)\]\n(.*?)(?=\n\n\[chunk |\n</context>)", re.DOTALL)
 _SENTENCE = re.compile(r"^(s\d+): (.*)$", re.MULTILINE)
@@ -282,6 +286,10 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(fake.slow_seconds)
         if behaviour == "hang":
             time.sleep(fake.hang_seconds)
+        prompt = _first_prompt(body)
+        if is_drafting(prompt):
+            self._send(200, completion(draft_reply(prompt, behaviour)))
+            return
         verdict = fake.verdict(body)
         if behaviour == "missing_id":
             verdict["sentences"] = verdict["sentences"][:-1]

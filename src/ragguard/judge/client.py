@@ -31,10 +31,10 @@ import requests
 
 from ragguard.core.sources import parse_json_value
 from ragguard.core.surrogates import LoneSurrogate
+from ragguard.judge import transport
 from ragguard.judge.cache import ReplyCache, cache_key
 from ragguard.judge.keys import api_key
 from ragguard.judge.prompts import ReplyError, build_messages, parse_reply, reask_message
-from ragguard.judge.transport import environment_settings, pooled_session, retry_after_seconds
 from ragguard.judge.usage import (
     COMPLETION_TOKENS_BASE,
     COMPLETION_TOKENS_PER_SENTENCE,
@@ -65,6 +65,15 @@ class _CallFailed(Exception):
     def __init__(self, message: str, fatal: bool = False) -> None:
         super().__init__(message)
         self.fatal = fatal
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """A chat request's reply text, or why there is none."""
+
+    content: str | None
+    error: str = ""
+    cached: bool = False
 
 
 @dataclass
@@ -100,8 +109,8 @@ class JudgeClient:
         self._rng = rng or random.Random()
         self._state = _State()
         if session is None:
-            session = pooled_session(settings.concurrency)
-            self._transport = environment_settings(session, settings.chat_url)
+            session = transport.pooled_session(settings.concurrency)
+            self._transport = transport.environment_settings(session, settings.chat_url)
         else:
             self._transport = {}
         self._session = session
@@ -201,6 +210,25 @@ class JudgeClient:
         self._count(answers=1, errors=0 if outcome.verdict else 1)
         return outcome, tally.charge(item.key)
 
+    def chat(self, messages: list[dict[str, str]], keep: Callable[[str], bool]) -> ChatReply:
+        """One request outside judging (drafting questions): from the cache, or a call; a
+        reply ``keep`` accepts is cached. Counted as an answer, a failure as a judge error."""
+        body = self.request_body(messages)
+        key = cache_key(body)
+        entry = self.cache.get(key)
+        if entry is not None and isinstance(entry.get("content"), str):
+            self._count(answers=1, cached=1)
+            return ChatReply(entry["content"], cached=True)
+        try:
+            content = self._call(body, Tally())
+        except _CallFailed as failure:
+            self._count(answers=1, errors=1)
+            return ChatReply(None, f"judge: {failure}")
+        if keep(content):
+            self.cache.put(key, {"model": self.settings.model, "content": content})
+        self._count(answers=1)
+        return ChatReply(content)
+
     def _cached_verdict(self, key: str, item: JudgeItem) -> JudgeVerdict | None:
         entry = self.cache.get(key)
         content = entry.get("content") if entry else None
@@ -257,8 +285,8 @@ class JudgeClient:
             response = self._session.post(
                 self.settings.chat_url,
                 json=body,
-                headers=self._headers(),
-                params=self._params(),
+                headers=transport.auth_headers(self._api_key, self.settings.api_version),
+                params=transport.version_params(self.settings.api_version),
                 timeout=self.settings.timeout,
                 allow_redirects=False,
                 **self._transport,
@@ -338,17 +366,6 @@ class JudgeClient:
         """``text`` without the key (a proxy's error page may echo the header it was sent)."""
         return text.replace(self._api_key, "***") if self._api_key else text
 
-    def _headers(self) -> dict[str, str]:
-        if not self._api_key:
-            return {}
-        if self.settings.api_version:
-            return {"api-key": self._api_key}
-        return {"Authorization": f"Bearer {self._api_key}"}
-
-    def _params(self) -> dict[str, str]:
-        version = self.settings.api_version
-        return {"api-version": version} if version else {}
-
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter: base * 2^(attempt-1), capped, times 0.5 to 1."""
         ceiling = min(BACKOFF_CAP, BACKOFF_BASE * 2 ** (attempt - 1))
@@ -357,7 +374,7 @@ class JudgeClient:
         return ceiling * factor
 
     def _retry_after(self, response: requests.Response) -> float | None:
-        return retry_after_seconds(response.headers.get("Retry-After", ""), self._clock())
+        return transport.retry_after_seconds(response.headers.get("Retry-After", ""), self._clock())
 
     def _wait_for_rate_limit(self) -> None:
         with self._state.lock:

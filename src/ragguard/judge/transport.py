@@ -42,3 +42,18 @@ def retry_after_seconds(value: str, now: float) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, moment.timestamp() - now)
+
+
+def auth_headers(api_key: str, api_version: str | None) -> dict[str, str]:
+    """The key's header: Azure's ``api-key`` when an API version is set, else a bearer token
+    (none without a key)."""
+    if not api_key:
+        return {}
+    if api_version:
+        return {"api-key": api_key}
+    return {"Authorization": f"Bearer {api_key}"}
+
+
+def version_params(api_version: str | None) -> dict[str, str]:
+    """The ``api-version`` query of Azure OpenAI (none otherwise)."""
+    return {"api-version": api_version} if api_version else {}

@@ -65,10 +65,11 @@ def read_documents(folder: str | Path) -> tuple[Document, ...]:
         for path in root.rglob("*")
         if path.is_file() and path.suffix.lower() in DOCUMENT_SUFFIXES
     )
-    return tuple(_document(root, path) for path in paths)
+    return tuple(read_document(root, path) for path in paths)
 
 
-def _document(root: Path, path: Path) -> Document:
+def read_document(root: Path, path: Path) -> Document:
+    """The document at ``path`` (a file under the corpus folder ``root``): UTF-8 text."""
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
