@@ -184,7 +184,9 @@ def compare(
             latency_percentile(head, 95),
         ),
         provenance or provenance_of(baseline, head),
-        setting_diffs=setting_diffs(baseline.config, head.config),
+        setting_diffs=setting_diffs(
+            baseline.config, head.config, set(baseline.metrics) ^ set(head.metrics)
+        ),
         n_baseline=len(baseline.questions),
         head_errors=head_errors,
         baseline_errors=failed_count(baseline.questions),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -49,13 +49,20 @@ def describe_age(then: str, now: str) -> str | None:
     return "less than a minute"
 
 
-def setting_diffs(baseline: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[SettingDiff, ...]:
-    """The settings (dotted keys) whose values differ between the two configs."""
+def setting_diffs(
+    baseline: Mapping[str, Any], head: Mapping[str, Any], one_sided: Collection[str] = ()
+) -> tuple[SettingDiff, ...]:
+    """The settings (dotted keys) whose values differ between the two configs.
+
+    The settings of a metric in ``one_sided`` (scored by one run only: shown, not compared)
+    are left out: ``abstention.method`` in a head that scores abstention by default does
+    not make it incomparable with a baseline from before (docs/generation.md).
+    """
     before, after = _flatten(baseline), _flatten(head)
     return tuple(
         SettingDiff(key, before.get(key, "(not set)"), after.get(key, "(not set)"))
         for key in sorted(before.keys() | after.keys())
-        if before.get(key) != after.get(key)
+        if before.get(key) != after.get(key) and key.partition(".")[0] not in one_sided
     )
 
 

@@ -26,6 +26,7 @@ from ragguard.compare.model import (
 )
 from ragguard.compare.pairing import rescorable, rescore_under, retrieval_spec
 from ragguard.config.sections.gate import GateRules
+from ragguard.metrics.names import ABSTENTION
 from ragguard.metrics.retrieval import Labels, relevant_ranks
 from ragguard.results.model import QuestionResult, RepeatRun, Results, run_count, runs_of
 
@@ -40,10 +41,11 @@ def per_question_rule(
     Default: ``hit_rate@3: 1`` (else the hit_rate with the smallest k above 1, else any
     hit_rate) and ``faithfulness: 1.0`` (else ``hallucination_free: 1``), and for an agent's
     test set ``hops_reached: 1`` and ``tool_recall: 1``, where those metrics are present.
+    Either rule gets ``abstention: 1`` (:func:`_with_abstention`).
     """
-    if rules.per_question is not None:
-        return dict(rules.per_question)
     names = [n for n in head.metrics if baseline is None or n in baseline.metrics]
+    if rules.per_question is not None:
+        return _with_abstention(dict(rules.per_question), names)
     hits = sorted(
         (spec.k or 0, spec.name)
         for n in names
@@ -61,6 +63,16 @@ def per_question_rule(
     for agent_metric in ("hops_reached", "tool_recall"):  # an agent's broken hop or tool
         if agent_metric in names:
             rule[agent_metric] = 1.0
+    return _with_abstention(rule, names)
+
+
+def _with_abstention(rule: dict[str, float], names: Sequence[str]) -> dict[str, float]:
+    """The rule with ``abstention: 1`` where both results score abstention and the rule does
+    not name it (a configured rule too; ``abstention: 0`` there lets an answered
+    ``answerable: false`` question pass): answering what the test set marks unanswerable
+    fails the question (docs/generation.md "Abstention by default")."""
+    if ABSTENTION in names and ABSTENTION not in rule:
+        rule[ABSTENTION] = 1.0
     return rule
 
 

@@ -76,6 +76,11 @@ metrics:
   - faithfulness                   # share of the answer's claims supported by the chunks
   - answer_relevance               # does the answer address the question
   - answer_f1                      # token F1 against the test set's reference_answer
+# Abstention: a question the test set marks `answerable: false` (the docs cannot answer it)
+# must be declined ("I don't know"); an answer to it fails the question, with that reason.
+# On by default whenever the test set has such questions and the system answers; `auto: false`
+# scores it only when `abstention` is listed above ({DOCS_URL}/generation.md).
+abstention: {{method: lexical, auto: true}}
 # faithfulness: judge              # an LLM judge instead of the offline check:
 # judge: {{base_url: "https://api.openai.com/v1", model: gpt-4o-mini, api_key_env: OPENAI_API_KEY}}
 

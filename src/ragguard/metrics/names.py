@@ -18,6 +18,7 @@ RETRIEVAL_OPTIONAL_K = (*CHUNK_OPTIONAL_K, *(DOC_PREFIX + base for base in CHUNK
 RETRIEVAL = RETRIEVAL_NEEDS_K + RETRIEVAL_OPTIONAL_K
 INFORMATIONAL = ("judged",)
 FAITHFULNESS, HALLUCINATION_FREE = "faithfulness", "hallucination_free"
+ABSTENTION = "abstention"  # scored by default where the test set has answerable: false
 GENERATION = ("faithfulness", "hallucination_free", "answer_relevance", "answer_f1", "abstention")
 # An agent's run (docs/agents.md): its hops, scored against the retrieval step that answers
 # each, and its tool calls. They apply to the questions that have hops or expected tools.

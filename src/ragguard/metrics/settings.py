@@ -81,6 +81,10 @@ class GenerationSettings:
     relevance_method: str = "lexical"
     abstention_method: str = "lexical"
     judge: JudgeSettings | None = field(default=None)
+    # ``abstention: {auto: false}``: abstention scored only when the metric list names it,
+    # not by default on a test set with ``answerable: false`` questions (docs/generation.md).
+    # It decides which metrics are scored, not how, so it is no part of the fingerprint.
+    abstention_auto: bool = True
 
     @property
     def uses_judge(self) -> bool:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import corpus_texts
+from ragguard.scoring.score import with_default_abstention
 from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 
@@ -43,7 +44,19 @@ def prepare_passes(
     (:func:`~ragguard.judge.setup.check_repeats_budget`). ``need_key=False`` is a dry run:
     the judge is built without its API key and no budget is checked. ``progress(done,
     total)`` follows the judged answers; ``cache_dir`` overrides ``judge.cache``.
+
+    The metrics are chosen here, once for every pass: ``specs`` with ``abstention`` when the
+    test set marks questions unanswerable and the run has answers
+    (:func:`~ragguard.scoring.score.with_default_abstention`); it then needs the generation
+    settings, the defaults when none were given.
     """
+    auto = generation.abstention_auto if generation is not None else True
+    chosen = with_default_abstention(testset, specs, [p.records for p in passes], auto)
+    if generation is None and len(chosen) > len(specs):
+        from ragguard.metrics.settings import GenerationSettings
+
+        generation = GenerationSettings()
+    specs = chosen
     setups = None
     if generation is not None:
         setups = _set_up(

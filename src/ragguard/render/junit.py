@@ -23,7 +23,10 @@ from ragguard.compare import (
     WARN,
     Comparison,
     QuestionDiff,
+    RuleMiss,
 )
+from ragguard.metrics.names import ABSTENTION
+from ragguard.render.questions import answered_unanswerable_text
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -101,7 +104,7 @@ def _question_case(suite: ET.Element, question: QuestionDiff) -> None:
         )
     elif question.kind not in (PASSING, "fixed") and (question.misses or question.hallucinated):
         detail = "\n".join(
-            [f"{m.metric}: {m.head} (needs >= {m.threshold:g})" for m in question.misses]
+            [_miss_line(miss) for miss in question.misses]
             + [f"unsupported: {s.text}" for s in question.hallucinated]
         )
         message = (
@@ -110,6 +113,13 @@ def _question_case(suite: ET.Element, question: QuestionDiff) -> None:
             else f"failing ({question.kind.replace('_', ' ')})"
         )
         _child(case, "failure", detail, message=message, type=question.kind)
+
+
+def _miss_line(miss: RuleMiss) -> str:
+    """A rule the question misses, plain (``abstention``: the why in words)."""
+    if miss.metric == ABSTENTION:
+        return f"{miss.metric}: {answered_unanswerable_text(markdown=False)}"
+    return f"{miss.metric}: {miss.head} (needs >= {miss.threshold:g})"
 
 
 def _case(suite: ET.Element, name: str, classname: str) -> ET.Element:

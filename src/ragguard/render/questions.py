@@ -25,7 +25,7 @@ from ragguard.compare import (
 )
 from ragguard.compare.pairing import retrieval_spec
 from ragguard.compare.questions import id_order
-from ragguard.metrics.names import is_hop_metric
+from ragguard.metrics.names import ABSTENTION, is_hop_metric
 from ragguard.metrics.tools import TOOL_METRICS
 from ragguard.render.agents import hop_text, tool_text
 from ragguard.render.text import and_more, code_name, escape_markdown, fmt, printable
@@ -33,6 +33,10 @@ from ragguard.results.model import SentenceVerdict
 from ragguard.testset.conversations import turn_number
 
 GROUP_IDS_SHOWN = 12
+# Why an ``answerable: false`` question fails the per-question rule's ``abstention: 1``.
+ANSWERED_UNANSWERABLE = (
+    "answered a question the test set marks unanswerable ({flag}); expected a refusal"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +153,22 @@ def errored_runs_text(question: QuestionDiff) -> str:
     return f"errored in {runs.errored} of {runs.runs} runs: {question.error or 'no detail'}"
 
 
+def answered_unanswerable(question: QuestionDiff) -> bool:
+    """Whether the question fails for answering what the test set marks unanswerable."""
+    return any(miss.metric == ABSTENTION for miss in question.misses)
+
+
+def answered_unanswerable_text(markdown: bool = True) -> str:
+    """The why of a question that fails ``abstention`` (markdown, or plain for a terminal)."""
+    flag = "answerable: false"
+    return ANSWERED_UNANSWERABLE.format(flag=f"`{flag}`" if markdown else flag)
+
+
 def miss_text(metric: str, baseline: float | None, head: float | None, threshold: float) -> str:
+    """A rule the question misses, in markdown: the metric, its values and the threshold
+    (``abstention``: that it answered an unanswerable question)."""
+    if metric == ABSTENTION:
+        return answered_unanswerable_text()
     before = "" if baseline is None else f"{fmt(baseline)} → "
     return f"{code_name(metric)} {before}{fmt(head)} (needs ≥ {threshold:g})"
 

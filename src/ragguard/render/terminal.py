@@ -9,7 +9,13 @@ from ragguard.compare.model import NO_BASELINE, PASS
 from ragguard.render.agents import hop_lines, hop_text, tool_text
 from ragguard.render.costs import cost_terminal_rows
 from ragguard.render.power import too_small_lines
-from ragguard.render.questions import errored_runs_text, failing_questions, plain_rank_change
+from ragguard.render.questions import (
+    answered_unanswerable,
+    answered_unanswerable_text,
+    errored_runs_text,
+    failing_questions,
+    plain_rank_change,
+)
 from ragguard.render.repeats import repeat_lines
 from ragguard.render.text import adjusted_note, fmt, p_text, printable, signed
 from ragguard.render.verdict import coverage_line, ordered_reasons
@@ -96,6 +102,8 @@ def comparison_terminal(comparison: Comparison) -> str:
                 lines.append(f"    unlabelled, new in the top {unlabelled.k}: {names}")
             for sentence in question.hallucinated[:3]:
                 lines.append(f"    unsupported: {printable(sentence.text, 120)}")
+            if answered_unanswerable(question):
+                lines.append(f"    {answered_unanswerable_text(markdown=False)}")
             if question.head_status in FAILED_STATUSES:
                 lines.append(f"    {question.head_status}: {printable(question.error or '', 120)}")
             elif errored_runs_text(question):

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from ragguard.metrics.names import MetricSpec, with_agent_metrics
+from ragguard.metrics.names import ABSTENTION, MetricSpec, with_agent_metrics
 from ragguard.metrics.retrieval import Labels, score_ranking
 from ragguard.metrics.stats import Bootstrap, mean
 from ragguard.results.agent import AgentDetail
@@ -238,6 +238,33 @@ def specs_for(testset: TestSet, specs: Sequence[MetricSpec]) -> tuple[MetricSpec
         any(q.hops for q in testset),
         any(q.expected_tools for q in testset),
     )
+
+
+def with_default_abstention(
+    testset: TestSet,
+    specs: Sequence[MetricSpec],
+    runs: Sequence[Mapping[str, RunRecord]],
+    auto: bool = True,
+) -> tuple[MetricSpec, ...]:
+    """``specs`` with ``abstention`` added at the end when the test set marks a question
+    ``answerable: false``, some run entry carries an answer (a retrieval-only run has none
+    to judge) and ``auto`` (``abstention: {auto: false}`` turns it off); a list that names
+    it already is kept as it is (docs/generation.md "Abstention by default")."""
+    specs = tuple(specs)
+    if not auto or any(spec.base == ABSTENTION for spec in specs):
+        return specs
+    if not has_unanswerable(testset) or not any(map(_has_answer, runs)):
+        return specs
+    return (*specs, MetricSpec(ABSTENTION))
+
+
+def has_unanswerable(testset: TestSet) -> bool:
+    """Whether the test set marks any question ``answerable: false``."""
+    return any(not question.answerable for question in testset)
+
+
+def _has_answer(records: Mapping[str, RunRecord]) -> bool:
+    return any(not record.error and record.answer is not None for record in records.values())
 
 
 def score_run(

@@ -4,7 +4,7 @@
 ```yaml
 faithfulness: {method: lexical, threshold: 0.3}      # or method: judge; `faithfulness: judge`
 answer_relevance: {method: lexical}                  # or judge
-abstention: {method: lexical}                        # or judge
+abstention: {method: lexical, auto: true}            # or judge; auto: false, only when listed
 judge:
   base_url: https://api.openai.com/v1                # any OpenAI-compatible server
   model: gpt-4o-mini
@@ -46,6 +46,7 @@ METHODS = ("lexical", "judge")
 
 FAITHFULNESS_KEYS = ("method", "threshold")
 METHOD_KEYS = ("method",)
+ABSTENTION_KEYS = ("method", "auto")
 JUDGE_KEYS = (
     "base_url",
     "model",
@@ -89,7 +90,7 @@ def generation_settings(
     reader = Reader(source, outer=outer)
     faith = _section(reader, data, "faithfulness", FAITHFULNESS_KEYS)
     relevance = _section(reader, data, "answer_relevance", METHOD_KEYS)
-    abstention = _section(reader, data, "abstention", METHOD_KEYS)
+    abstention = _section(reader, data, "abstention", ABSTENTION_KEYS)
     methods = {
         "faithfulness": _method(reader, faith, "faithfulness"),
         "answer_relevance": _method(reader, relevance, "answer_relevance"),
@@ -111,6 +112,7 @@ def generation_settings(
         relevance_method=methods["answer_relevance"],
         abstention_method=methods["abstention"],
         judge=judge,
+        abstention_auto=reader.boolean(abstention, "auto", "abstention", True),
     )
 
 
