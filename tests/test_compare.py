@@ -626,3 +626,17 @@ def test_common_metric_names_with_no_values_compare_nothing_and_are_an_error() -
     assert [r.text for r in empty.reasons if r.tier == ERROR] == [
         "no question has a value of any common metric on both sides; nothing was compared"
     ]
+
+
+def test_abstention_joins_the_per_question_rule_where_both_runs_score_it() -> None:
+    """An answered ``answerable: false`` question fails (#29 item 5): ``abstention: 1`` in
+    the default rule and in a configured one that does not name it (``abstention: 0``
+    there keeps such answers passing); not when one run lacks the metric."""
+    baseline, head = results(), head_results()
+    with_abstention = [replace(r, metrics=(*r.metrics, "abstention")) for r in (baseline, head)]
+    assert per_question_rule(RULES, *with_abstention)["abstention"] == 1.0
+    configured = GateRules(per_question={"mrr": 0.5})
+    assert per_question_rule(configured, *with_abstention) == {"mrr": 0.5, "abstention": 1.0}
+    named = GateRules(per_question={"mrr": 0.5, "abstention": 0.0})
+    assert per_question_rule(named, *with_abstention) == {"mrr": 0.5, "abstention": 0.0}
+    assert "abstention" not in per_question_rule(RULES, baseline, with_abstention[1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,32 @@ def test_processes_with_a_trec_run_and_generation_settings_is_refused(
         "--processes", "2",
     )  # fmt: skip
     assert_input_error(result.exit_code, result.stderr, "--processes:", "--corpus")
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "abstention"),
+    [
+        (lambda line: line, True),  # answers: the parts score abstention by default
+        (lambda line: re.sub(r', "answer": "[^"]*"', "", line), False),
+        (lambda line: re.sub(r'"answer": "[^"]*"', '"answer": null', line), False),
+        (lambda line: line.replace('"answer"', '"\\u0061nswer"'), True),  # the guess is wrong
+    ],
+    ids=["answers", "no-answer-key", "answers-null", "answer-key-escaped"],
+)
+def test_abstention_by_default_is_scored_in_parts_as_one_process_scores_it(
+    tmp_path, split_small, ragguard_cli, rewrite, abstention
+):
+    """#29 item 5: where the test set marks questions unanswerable, a run with answers gets
+    abstention; in parts exactly as in one process, whatever the file's bytes suggest."""
+    testset, run = write_suite(tmp_path)
+    lines = run.read_text(encoding="utf-8").splitlines(keepends=True)
+    run.write_text("".join(map(rewrite, lines)), encoding="utf-8", newline="")
+    outputs = {}
+    for processes in ("1", "3"):
+        out = tmp_path / f"{processes}.json"
+        result = _scored(ragguard_cli, testset, run, out, processes)
+        assert result.exit_code == 0, result.output
+        outputs[processes] = (result.output.replace(str(out), "OUT"), _without_created_at(out))
+    assert outputs["1"] == outputs["3"]
+    metrics = json.loads((tmp_path / "3.json").read_text())["metrics"]
+    assert ("abstention" in metrics) is abstention

@@ -184,3 +184,26 @@ def test_the_first_hour_from_an_empty_repository(ragguard_process, tmp_path: Pat
     assert data["questions"]["newly_failing"] == 3
     assert compared.returncode == 1 and data["verdict"] == "fail", compared.stdout
     assert "critical" in compared.stdout  # return-window is critical in the example
+
+
+def test_the_starter_suite_has_abstention_on_and_says_why(ragguard_cli, tmp_path: Path) -> None:
+    """``ragguard init`` writes ``abstention: {method: lexical, auto: true}`` with a comment;
+    a question marked ``answerable: false`` that the example system answers scores 0."""
+    config_path = tmp_path / "ragguard.yml"
+    write_starter_suite(config_path, workflows_dir=None)
+    config = load_config(config_path)
+    assert config.sections["abstention"] == {"method": "lexical", "auto": True}
+    assert generation_settings_of(config).abstention_auto is True
+    comment = STARTER_CONFIG.split("abstention: {method")[0].rsplit("\n\n", 1)[-1]
+    assert "`answerable: false`" in comment and "fails the question" in comment
+    assert "`auto: false`" in comment
+    testset = tmp_path / "eval" / "testset.yaml"
+    unanswerable = "- id: ceo-salary\n  question: What is the CEO's salary?\n  answerable: false\n"
+    testset.write_text(testset.read_text(encoding="utf-8") + unanswerable, encoding="utf-8")
+    out = tmp_path / "results.json"
+    result = ragguard_cli("run", "-c", config_path, "--out", out)
+    assert result.exit_code == 0, result.output
+    scored = json.loads(out.read_text(encoding="utf-8"))
+    assert "abstention" in scored["metrics"]
+    salary = next(q for q in scored["questions"] if q["id"] == "ceo-salary")
+    assert salary["metrics"]["abstention"] == 0.0

@@ -201,3 +201,26 @@ def test_merge_refuses_a_shard_size_of_hundreds_of_digits(
     result = ragguard_cli("merge", *parts, "--out", tmp_path / "m.json")
     assert_input_error(result.exit_code, result.stderr, str(parts[1]), f"shard.{key}", "300 digits")
     assert not (tmp_path / "m.json").exists()
+
+
+def test_shards_of_a_test_set_with_an_unanswerable_question_merge(
+    tmp_path: Path, ragguard_cli
+) -> None:
+    """Abstention by default (#29 item 5) is decided on the whole test set: every shard
+    scores it, also those without the ``answerable: false`` question, so the parts merge
+    into the unsharded run's results."""
+    config = write_suite(tmp_path)
+    testset = tmp_path / "testset.jsonl"
+    entries = [json.loads(line) for line in testset.read_text().splitlines()]
+    entries[10] = {"id": entries[10]["id"], "question": "Who is the CEO?", "answerable": False}
+    testset.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    whole_path = tmp_path / "whole.json"
+    assert ragguard_cli("run", "-c", config, "--out", whole_path).exit_code == 0
+    parts = run_shards(ragguard_cli, config, tmp_path, 3)
+    assert all("abstention" in load_results(part).metrics for part in parts)
+    merged_path = tmp_path / "merged.json"
+    result = ragguard_cli("merge", *parts, "--out", merged_path)
+    assert result.exit_code == 0, result.output
+    whole, merged = load_results(whole_path), load_results(merged_path)
+    assert whole.summary["abstention"].n == 1
+    assert replace(merged, created_at=whole.created_at) == whole

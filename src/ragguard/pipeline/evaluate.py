@@ -314,7 +314,14 @@ def _score(
     origins = corpus_origins(testset, specs, corpus)
     passes = [RunPass(records, answered_only=True) for records in outcome.passes]
     prepared = prepare_passes(
-        testset, passes, specs, generation, corpus=corpus, origins=origins, cache_dir=cache_dir
+        testset,
+        passes,
+        specs,
+        generation,
+        corpus=corpus,
+        origins=origins,
+        cache_dir=cache_dir,
+        unanswerable=shard.marks_unanswerable if shard is not None else None,
     )
     warning = prepared.unmatched_labels()
     if warning:

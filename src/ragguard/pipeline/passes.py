@@ -33,6 +33,7 @@ def prepare_passes(
     need_key: bool = True,
     progress: Callable[[int, int], None] | None = None,
     cache_dir: Path | None = None,
+    unanswerable: bool | None = None,
 ) -> PreparedPasses:
     """Set up every pass for scoring with the ``generation`` settings (``None``: retrieval
     only, nothing set up) before any is judged.
@@ -47,11 +48,13 @@ def prepare_passes(
 
     The metrics are chosen here, once for every pass: ``specs`` with ``abstention`` when the
     test set marks questions unanswerable and the run has answers
-    (:func:`~ragguard.scoring.score.with_default_abstention`); it then needs the generation
+    (:func:`~ragguard.scoring.score.with_default_abstention`; ``unanswerable``: whether the
+    whole test set marks questions so, for a shard of it); it then needs the generation
     settings, the defaults when none were given.
     """
     auto = generation.abstention_auto if generation is not None else True
-    chosen = with_default_abstention(testset, specs, [p.records for p in passes], auto)
+    runs = [run_pass.records for run_pass in passes]
+    chosen = with_default_abstention(testset, specs, runs, auto, unanswerable)
     if generation is None and len(chosen) > len(specs):
         from ragguard.metrics.settings import GenerationSettings
 

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from ragguard.core.bulk import collector_paused
 from ragguard.core.sources import BOM
-from ragguard.metrics.names import MetricSpec
+from ragguard.metrics.names import ABSTENTION, MetricSpec
 from ragguard.results.layout import plain_ids, question_line
 from ragguard.results.model import QuestionResult
-from ragguard.results.records import parse_run_jsonl
+from ragguard.results.records import RunRecord, parse_run_jsonl
 from ragguard.scoring.labels import seen_labels
 from ragguard.scoring.parallel import (
     ScoredRun,
@@ -39,13 +39,17 @@ from ragguard.scoring.parallel import (
     received,
 )
 from ragguard.scoring.score import (
+    abstention_by_default,
+    has_answer,
     received_result,
     results_of,
     score_question,
     sent_fields,
     specs_for,
 )
-from ragguard.testset.model import TestSet
+from ragguard.testset.model import Question, TestSet
+
+ANSWER_KEY = b'"answer"'
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class SeenLabels:
     chunk_ids: frozenset[str]
     docs: frozenset[str]
     answered: frozenset[str]
+    answers: bool = False  # some entry answered without an error carries an answer
 
 
 @dataclass(frozen=True)
@@ -104,12 +109,31 @@ def score_jsonl_in_parts(
     created_at: str | None = None,
 ) -> ScoredJsonl | None:
     """The run scored in the parts ``cuts`` gives, or None when the single-process path must
-    do it. Retrieval (and agent) metrics only, without a corpus."""
-    specs = specs_for(testset, specs)
+    do it. Retrieval (and agent) metrics only, without a corpus; and ``abstention`` where the
+    single-process path adds it by default (``scoring.score.with_default_abstention``): where
+    the test set marks questions unanswerable and the file may hold answers, the parts score
+    it, and where the parts' answers say otherwise than the file's bytes, one process does."""
+    default = abstention_by_default(testset, specs, True)
+    guessed = default and _may_hold_answers(path)
+    specs = specs_for(testset, (*specs, MetricSpec(ABSTENTION)) if guessed else specs)
     try:
-        return _score_in_parts(testset, path, cuts, specs, suite, git, created_at)
+        scored = _score_in_parts(testset, path, cuts, specs, suite, git, created_at)
     except (MemoryError, OSError):  # OSError: the system refused a fork or a pipe
         return None
+    if scored is not None and default and scored.seen.answers != guessed:
+        return None
+    return scored
+
+
+def _may_hold_answers(path: Path) -> bool:
+    """Whether the file's bytes hold an ``"answer"`` key (a guess the parts then check)."""
+    with path.open("rb") as file:
+        tail = b""
+        while block := file.read(1 << 20):
+            if ANSWER_KEY in tail + block:
+                return True
+            tail = block[-len(ANSWER_KEY) :]
+    return False
 
 
 def _score_in_parts(
@@ -137,18 +161,42 @@ def _score_in_parts(
             return None  # a question's second entry: the single path names its line
         scored = _received_questions(testset, done)
         questions = tuple(
-            scored[index][0] if index in scored else score_question(question, None, specs)
+            scored[index][0] if index in scored else _scored(question, None, specs)
             for index, question in enumerate(testset)
         )
     lines = {index: line for index, (_, line) in scored.items()}
     names = tuple(spec.name for spec in specs)
-    results = results_of(questions, names, suite, {}, git, created_at)
+    results = results_of(questions, names, suite, _settings(specs), git, created_at)
     seen = SeenLabels(
         frozenset().union(*(part.seen.chunk_ids for part in done)),
         frozenset().union(*(part.seen.docs for part in done)),
         frozenset().union(*(part.seen.answered for part in done)),
+        any(part.seen.answers for part in done),
     )
     return ScoredJsonl(ScoredRun(results, lines, tuple(ids)), seen)
+
+
+def _scored(
+    question: Question, record: RunRecord | None, specs: Sequence[MetricSpec]
+) -> QuestionResult:
+    """The question scored as ``score_run`` scores it: its generation metrics (here only
+    ``abstention``, added by default) with the default settings."""
+    result = score_question(question, record, specs)
+    wanted = [spec.name for spec in specs if spec.is_generation]
+    if not wanted:
+        return result
+    from ragguard.metrics.generation import with_generation
+    from ragguard.metrics.settings import GenerationSettings
+
+    return with_generation(result, question, record, wanted, GenerationSettings())
+
+
+def _settings(specs: Sequence[MetricSpec]) -> dict[str, object]:
+    """The results' settings, as ``score_run`` records those of the generation metrics."""
+    from ragguard.metrics.settings import GenerationSettings
+
+    wanted = [spec.name for spec in specs if spec.is_generation]
+    return GenerationSettings().fingerprint(wanted) if wanted else {}
 
 
 def _received_questions(
@@ -183,12 +231,14 @@ def _score_part(
     for index, question in enumerate(testset):
         record = records.get(question.id)
         if record is not None:
-            result = score_question(question, record, specs)
+            result = _scored(question, record, specs)
             ids = None if plain_ids(result.retrieved) else tuple(result.retrieved)
             scored.append((index, sent_fields(result), question_line(result), ids))
     chunk_ids, docs = seen_labels(records, None, None)
     labels = {chunk for question in testset for chunk in question.relevant}
     evidence = {item.doc for question in testset for item in question.evidence}
     answered = frozenset(qid for qid, record in records.items() if not record.error)
-    seen = SeenLabels(frozenset(chunk_ids & labels), frozenset(docs & evidence), answered)
+    seen = SeenLabels(
+        frozenset(chunk_ids & labels), frozenset(docs & evidence), answered, has_answer(records)
+    )
     return _Part(list(records), scored, seen)

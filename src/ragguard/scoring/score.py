@@ -245,25 +245,33 @@ def with_default_abstention(
     specs: Sequence[MetricSpec],
     runs: Sequence[Mapping[str, RunRecord]],
     auto: bool = True,
+    unanswerable: bool | None = None,
 ) -> tuple[MetricSpec, ...]:
-    """``specs`` with ``abstention`` added at the end when the test set marks a question
-    ``answerable: false``, some run entry carries an answer (a retrieval-only run has none
-    to judge) and ``auto`` (``abstention: {auto: false}`` turns it off); a list that names
-    it already is kept as it is (docs/generation.md "Abstention by default")."""
+    """``specs`` with ``abstention`` added at the end when :func:`abstention_by_default` and
+    some run entry carries an answer (a retrieval-only run has none to judge)
+    (docs/generation.md "Abstention by default")."""
     specs = tuple(specs)
+    by_default = abstention_by_default(testset, specs, auto, unanswerable)
+    if by_default and any(map(has_answer, runs)):
+        return (*specs, MetricSpec(ABSTENTION))
+    return specs
+
+
+def abstention_by_default(
+    testset: TestSet, specs: Sequence[MetricSpec], auto: bool, unanswerable: bool | None = None
+) -> bool:
+    """Whether a run with answers gets ``abstention`` added: ``auto`` (``abstention: {auto:
+    false}`` turns it off), the list does not name it, and the test set marks a question
+    ``answerable: false`` (``unanswerable``: the whole test set does, for a shard of it)."""
     if not auto or any(spec.base == ABSTENTION for spec in specs):
-        return specs
-    if not has_unanswerable(testset) or not any(map(_has_answer, runs)):
-        return specs
-    return (*specs, MetricSpec(ABSTENTION))
-
-
-def has_unanswerable(testset: TestSet) -> bool:
-    """Whether the test set marks any question ``answerable: false``."""
+        return False
+    if unanswerable is not None:
+        return unanswerable
     return any(not question.answerable for question in testset)
 
 
-def _has_answer(records: Mapping[str, RunRecord]) -> bool:
+def has_answer(records: Mapping[str, RunRecord]) -> bool:
+    """Whether an entry the system answered without an error carries an answer."""
     return any(not record.error and record.answer is not None for record in records.values())
 
 

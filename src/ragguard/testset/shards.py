@@ -58,6 +58,9 @@ class ShardSelection:
     testset: TestSet
     info: ShardInfo
     whole_fingerprint: str
+    # whether the whole test set marks a question ``answerable: false``: every shard then
+    # scores abstention by default (scoring.score.with_default_abstention), so they merge
+    marks_unanswerable: bool = False
 
 
 def select_shard(testset: TestSet, shard: Shard) -> ShardSelection:
@@ -69,7 +72,8 @@ def select_shard(testset: TestSet, shard: Shard) -> ShardSelection:
     questions: tuple[Question, ...] = tuple(question for _, question in picked)
     part = TestSet(questions, source=testset.source)
     info = ShardInfo(shard.index, shard.count, len(testset), tuple(p for p, _ in picked))
-    return ShardSelection(part, info, testset.fingerprint)
+    unanswerable = any(not question.answerable for question in testset)
+    return ShardSelection(part, info, testset.fingerprint, unanswerable)
 
 
 def mark_shard(results: Results, selection: ShardSelection) -> Results:
