@@ -3,6 +3,8 @@ the same words in the comment's one-line why, the summary's item, the terminal a
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ragguard.compare import NEWLY_FAILING, QuestionDiff, RuleMiss
 from ragguard.render.questions import (
     answered_unanswerable,
@@ -34,3 +36,11 @@ def test_the_comment_and_the_summary_give_the_reason() -> None:
     assert answered_unanswerable(ANSWERED)
     assert one_line_why(ANSWERED) == WHY.format("`answerable: false`")
     assert failing_item(ANSWERED, None)["lines"] == [WHY.format("`answerable: false`")]
+
+
+def test_an_unanswerable_question_that_errored_is_not_said_to_have_answered() -> None:
+    """An empty answer (status error) also scores abstention 0: the error is its why."""
+    errored = replace(ANSWERED, head_status="error", error="empty answer")
+    assert not answered_unanswerable(errored)
+    assert one_line_why(errored) == "error: empty answer"
+    assert failing_item(errored, None)["lines"] == ["error: empty answer"]

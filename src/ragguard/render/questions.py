@@ -154,7 +154,10 @@ def errored_runs_text(question: QuestionDiff) -> str:
 
 
 def answered_unanswerable(question: QuestionDiff) -> bool:
-    """Whether the question fails for answering what the test set marks unanswerable."""
+    """Whether the question fails for answering what the test set marks unanswerable (one
+    that could not be evaluated, an empty answer included, fails for its error)."""
+    if question.head_status in FAILED_STATUSES:
+        return False
     return any(miss.metric == ABSTENTION for miss in question.misses)
 
 
@@ -217,7 +220,8 @@ def failing_item(question: QuestionDiff, max_quotes: int | None) -> dict[str, An
     if question.unlabelled:
         lines.append(unlabelled_text(question.unlabelled))
     for miss in question.misses:
-        lines.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
+        if miss.metric != ABSTENTION or answered_unanswerable(question):
+            lines.append(miss_text(miss.metric, miss.baseline, miss.head, miss.threshold))
     sentences = question.hallucinated
     shown = sentences if max_quotes is None else sentences[:max_quotes]
     quotes = [quote(s) for s in shown]
