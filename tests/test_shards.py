@@ -224,3 +224,26 @@ def test_shards_of_a_test_set_with_an_unanswerable_question_merge(
     whole, merged = load_results(whole_path), load_results(merged_path)
     assert whole.summary["abstention"].n == 1
     assert replace(merged, created_at=whole.created_at) == whole
+
+
+def test_shards_of_a_test_set_with_one_tool_question_merge(tmp_path: Path, ragguard_cli) -> None:
+    """The agent metrics a test set brings (``expected_tools:``, ``hops:``) are chosen on
+    the whole test set: every shard scores them, also those without such a question, so
+    the parts merge into the unsharded run's results."""
+    config = write_suite(tmp_path)
+    testset = tmp_path / "testset.jsonl"
+    entries = [json.loads(line) for line in testset.read_text().splitlines()]
+    entries[10]["expected_tools"] = [{"name": "search"}]
+    entries[20]["hops"] = [{"relevant": {"c20": 2}}, {"relevant": {"c21": 1}}]
+    del entries[20]["relevant"]
+    testset.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    whole_path = tmp_path / "whole.json"
+    assert ragguard_cli("run", "-c", config, "--out", whole_path).exit_code == 0
+    whole = load_results(whole_path)
+    assert {"tool_recall", "hops_reached"} <= set(whole.metrics)
+    parts = run_shards(ragguard_cli, config, tmp_path, 3)
+    merged_path = tmp_path / "merged.json"
+    result = ragguard_cli("merge", *parts, "--out", merged_path)
+    assert result.exit_code == 0, result.output
+    merged = load_results(merged_path)
+    assert replace(merged, created_at=whole.created_at) == whole

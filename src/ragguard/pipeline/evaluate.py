@@ -321,7 +321,7 @@ def _score(
         corpus=corpus,
         origins=origins,
         cache_dir=cache_dir,
-        unanswerable=shard.marks_unanswerable if shard is not None else None,
+        whole=shard.whole if shard is not None else None,
     )
     warning = prepared.unmatched_labels()
     if warning:

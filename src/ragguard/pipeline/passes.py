@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import corpus_texts
-from ragguard.scoring.score import with_default_abstention
+from ragguard.scoring.score import specs_for, with_default_abstention
 from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 
@@ -33,7 +33,7 @@ def prepare_passes(
     need_key: bool = True,
     progress: Callable[[int, int], None] | None = None,
     cache_dir: Path | None = None,
-    unanswerable: bool | None = None,
+    whole: TestSet | None = None,
 ) -> PreparedPasses:
     """Set up every pass for scoring with the ``generation`` settings (``None``: retrieval
     only, nothing set up) before any is judged.
@@ -48,18 +48,21 @@ def prepare_passes(
 
     The metrics are chosen here, once for every pass: ``specs`` with ``abstention`` when the
     test set marks questions unanswerable and the run has answers
-    (:func:`~ragguard.scoring.score.with_default_abstention`; ``unanswerable``: whether the
-    whole test set marks questions so, for a shard of it); it then needs the generation
+    (:func:`~ragguard.scoring.score.with_default_abstention`), then the agent metrics when
+    it has hops or expected tools (:func:`~ragguard.scoring.score.specs_for`). ``whole``:
+    the whole test set ``testset`` is a shard of; the metrics are chosen on it, so every
+    shard scores the same ones and the parts merge. Abstention then needs the generation
     settings, the defaults when none were given.
     """
     auto = generation.abstention_auto if generation is not None else True
     runs = [run_pass.records for run_pass in passes]
-    chosen = with_default_abstention(testset, specs, runs, auto, unanswerable)
-    if generation is None and len(chosen) > len(specs):
+    decided_on = whole if whole is not None else testset
+    with_abstention = with_default_abstention(decided_on, specs, runs, auto)
+    if generation is None and len(with_abstention) > len(specs):
         from ragguard.metrics.settings import GenerationSettings
 
         generation = GenerationSettings()
-    specs = chosen
+    specs = specs_for(decided_on, with_abstention)
     setups = None
     if generation is not None:
         setups = _set_up(

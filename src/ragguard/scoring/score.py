@@ -245,28 +245,23 @@ def with_default_abstention(
     specs: Sequence[MetricSpec],
     runs: Sequence[Mapping[str, RunRecord]],
     auto: bool = True,
-    unanswerable: bool | None = None,
 ) -> tuple[MetricSpec, ...]:
     """``specs`` with ``abstention`` added at the end when :func:`abstention_by_default` and
     some run entry carries an answer (a retrieval-only run has none to judge)
     (docs/generation.md "Abstention by default")."""
     specs = tuple(specs)
-    by_default = abstention_by_default(testset, specs, auto, unanswerable)
+    by_default = abstention_by_default(testset, specs, auto)
     if by_default and any(map(has_answer, runs)):
         return (*specs, MetricSpec(ABSTENTION))
     return specs
 
 
-def abstention_by_default(
-    testset: TestSet, specs: Sequence[MetricSpec], auto: bool, unanswerable: bool | None = None
-) -> bool:
+def abstention_by_default(testset: TestSet, specs: Sequence[MetricSpec], auto: bool) -> bool:
     """Whether a run with answers gets ``abstention`` added: ``auto`` (``abstention: {auto:
     false}`` turns it off), the list does not name it, and the test set marks a question
-    ``answerable: false`` (``unanswerable``: the whole test set does, for a shard of it)."""
+    ``answerable: false``."""
     if not auto or any(spec.base == ABSTENTION for spec in specs):
         return False
-    if unanswerable is not None:
-        return unanswerable
     return any(not question.answerable for question in testset)
 
 

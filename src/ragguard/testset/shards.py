@@ -58,9 +58,9 @@ class ShardSelection:
     testset: TestSet
     info: ShardInfo
     whole_fingerprint: str
-    # whether the whole test set marks a question ``answerable: false``: every shard then
-    # scores abstention by default (scoring.score.with_default_abstention), so they merge
-    marks_unanswerable: bool = False
+    # the whole test set: the metrics it brings (abstention, agent metrics) are chosen on
+    # it, so every shard scores the same metrics and the parts merge
+    whole: TestSet | None = None
 
 
 def select_shard(testset: TestSet, shard: Shard) -> ShardSelection:
@@ -72,8 +72,7 @@ def select_shard(testset: TestSet, shard: Shard) -> ShardSelection:
     questions: tuple[Question, ...] = tuple(question for _, question in picked)
     part = TestSet(questions, source=testset.source)
     info = ShardInfo(shard.index, shard.count, len(testset), tuple(p for p, _ in picked))
-    unanswerable = any(not question.answerable for question in testset)
-    return ShardSelection(part, info, testset.fingerprint, unanswerable)
+    return ShardSelection(part, info, testset.fingerprint, testset)
 
 
 def mark_shard(results: Results, selection: ShardSelection) -> Results:
