@@ -86,3 +86,19 @@ def test_without_a_corpus_folder_it_is_one_line_naming_the_option(tmp_path: Path
         "ragguard: error: --corpus: give the folder of the corpus documents (Markdown, text, "
         "HTML), or set corpus: to it in ragguard.yml\n"
     )
+
+
+def test_a_drafted_question_covers_nothing_until_it_is_reviewed(tmp_path: Path) -> None:
+    """A draft is not evaluated (docs/review.md), so its evidence does not count as covered:
+    the section only a draft reaches stays listed until the draft is reviewed."""
+    config = _suite(tmp_path, "docs")
+    testset = tmp_path / "t.yaml"
+    draft = "- id: d\n  question: what is beta?\n  relevant: [{doc: a.md, quote: beta}]\n"
+    testset.write_text(testset.read_text() + draft + "  status: draft\n")
+    drafted = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
+    assert drafted.exit_code == 0, drafted.output
+    assert "touch 50.0% of it by size" in drafted.output
+    assert drafted.output.endswith("a.md        B          10\n")
+    testset.write_text(testset.read_text().replace("status: draft", "status: reviewed"))
+    reviewed = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
+    assert "touch 100.0% of it by size" in reviewed.output, reviewed.output

@@ -38,7 +38,9 @@ def uncovered_changes_note(
         return ""
     chunks = load_corpus_chunks(config.corpus) if config.corpus else {}
     coverage = corpus_coverage(
-        read_documents(config.documents), load_testset(config.testset).questions, chunks
+        read_documents(config.documents),
+        load_testset(config.testset).without_drafts().questions,
+        chunks,
     )
     line = uncovered_changed_line(uncovered_changed(coverage, changed))
     return f"{line}\n\n" if line else ""

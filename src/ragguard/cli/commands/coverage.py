@@ -89,7 +89,7 @@ def _coverage(
     if not folder.is_dir():
         raise InputError("--corpus", f"{str(folder)!r} is not a folder; {NO_CORPUS}")
     documents = read_documents(folder)
-    questions = load_testset(testset_path).questions
+    questions = load_testset(testset_path).without_drafts().questions
     known = _chunk_corpus(chunk_file)
     retrieved = None
     if run_file is not None:
