@@ -11,6 +11,9 @@ almost every real answer (docs/generation.md, "Measured on real answers"). The r
 - A remark about the context, a sentence that names the passages / context / sources /
   provided information and is negated ("the passages do not mention X", "none is mentioned in
   the given passages"), is not a claim: it says what the context lacks, not what is true.
+- Courtesy ("Sure, I'd be happy to help", "Good luck!", "let me know if ...") is not a claim,
+  nor is a remark on whether the context suffices ("the passages provide enough information",
+  "Passage 3: (unavailable)").
 - Citations and references to the answer's own steps are removed before the claim is read:
   ``(Passage 1)``, ``passages 2 and 3``, ``[1]``, ``source 2``, ``step 4``.
 - Framing words ("based", "according", "provided", "passage", "answer", "important", "note",
@@ -70,7 +73,20 @@ _CONTEXT_REFERENCE = re.compile(
     r"|given (?:text|information)|information (?:provided|given))\b"
 )
 
+# Courtesy: an offer, a wish, a sign-off. It says nothing about the world.
+_COURTESY = re.compile(
+    r"^\W*(?:sure|certainly|of course|absolutely)\b.*\b(?:happy|glad)\b.*\bhelp"
+    r"|\b(?:happy|glad) to help\b|\bgood luck\b|\bhope (?:this|that|it) helps\b"
+    r"|\blet me know\b|\bfeel free to\b|\bany (?:other|further|more) questions\b"
+)
+# A remark on whether the context answers the question: "the passages provide enough
+# information", "Passage 3: (unavailable)".
+_CONTEXT_VERDICT = re.compile(
+    r"\b(?:enough|sufficient|insufficient|unavailable|not available|no relevant)\b"
+)
+
 NOT_A_QUESTION = "not a claim: a question"
+NOT_A_COURTESY = "not a claim: a courtesy"
 NOT_A_LEAD_IN = "not a claim: a lead-in"
 NOT_A_REFUSAL = "not a claim: a refusal"
 NOT_ABOUT_CONTEXT = "not a claim: a remark about the context"
@@ -101,7 +117,11 @@ def not_a_claim(text: str) -> str | None:
     if is_refusal(text):
         return NOT_A_REFUSAL
     lowered = normalize(text)
-    if _CONTEXT_REFERENCE.search(lowered) and NEGATION.search(lowered):
+    if _COURTESY.search(lowered):
+        return NOT_A_COURTESY
+    if _CONTEXT_REFERENCE.search(lowered) and (
+        NEGATION.search(lowered) or _CONTEXT_VERDICT.search(lowered)
+    ):
         return NOT_ABOUT_CONTEXT
     return None
 

@@ -3,23 +3,26 @@
 The seed's rule, made to hold on real LLM prose (docs/generation.md, "Measured on real
 answers"). Per statement of the answer:
 
-1. Is it a claim? Lead-ins, questions, refusals, remarks about the context and statements
-   without a content word are not (:mod:`ragguard.metrics.claims`): verdict ``None``, counted
-   on neither side of the ratio.
-2. Its **support score** is the share of its content stems (Snowball stems, stopwords and
+1. Is it a claim? Lead-ins, questions, refusals, courtesy, remarks about the context and
+   statements without a content word are not (:mod:`ragguard.metrics.claims`): verdict
+   ``None``, counted on neither side of the ratio.
+2. Its **support share** is the share of its content stems (Snowball stems, stopwords and
    framing words dropped), each weighted by its rarity in the context
    (:meth:`Context.weight`), found in the best piece of evidence: up to
    :data:`EVIDENCE_SENTENCES` adjacent sentences of one retrieved chunk. Words of the question
    count as found: restating the question claims nothing new. Words scattered over several
    chunks do not support a statement.
-3. Two checks set the score to 0 whatever the share: a **quantity** the statement states that
+3. Two checks fail the claim whatever the share: a **quantity** the statement states that
    no chunk holding the evidence (nor the question) contains (``1,000`` = ``1000``, ``two`` =
    ``2``; citations such as "(Passage 1)" and step references are not quantities), and a
    **contradiction**: a clause of the statement that matches a clause of the context word
    for word while exactly one of the two is negated.
-4. The statement is supported when its score reaches the threshold (default
-   :data:`DEFAULT_THRESHOLD`, chosen by cross-validation on human-labelled answers). The
-   verdict keeps the score, the evidence chunk and the reason.
+4. What the checks found (:func:`findings_of`) is weighed into a risk by the model learned
+   from human-labelled answers (:mod:`ragguard.metrics.faithfulness_model`): the score is
+   the support share less the penalties of the other findings (a name no chunk holds, words
+   no chunk uses, ...), 0 when a check of step 3 fails. The statement is supported when the
+   score reaches the threshold (the strictness level's, default :data:`DEFAULT_THRESHOLD`).
+   The verdict keeps the score, the evidence chunk and, as its reason, what lowered it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
+from ragguard.metrics.faithfulness_model import (
+    MISSING_WORDS,
+    Findings,
+    Model,
+    is_hedged,
+    missing_names,
+    reasons,
+    shipped_model,
+)
 from ragguard.metrics.text import (
     NEGATION,
     Segment,
@@ -43,9 +55,11 @@ from ragguard.metrics.text import (
 )
 from ragguard.results.model import SentenceVerdict
 
-DEFAULT_THRESHOLD = 0.3
+# The score a claim needs at the default strictness, and the levels (docs/generation.md,
+# "Strictness"): thresholds the fitting script chose by the share of clean answers flagged.
+DEFAULT_THRESHOLD = shipped_model().threshold()
+STRICTNESS_LEVELS = tuple(shipped_model().levels)
 EVIDENCE_SENTENCES = 3
-MISSING_WORDS = "not in the context: "
 EMPTY_CONTEXT = "empty context"
 _SHOWN_WORDS = 6
 
@@ -188,29 +202,48 @@ def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") ->
 
 
 def judge_sentence(
-    segment: Segment, context: Context, threshold: float = DEFAULT_THRESHOLD
+    segment: Segment,
+    context: Context,
+    threshold: float | None = None,
+    model: Model | None = None,
 ) -> SentenceVerdict:
-    """The lexical verdict on one statement against the analysed context."""
+    """The verdict on one statement against the analysed context: what the checks found,
+    scored by the model (:mod:`ragguard.metrics.faithfulness_model`); supported when the
+    score reaches ``threshold`` (the default strictness's: None)."""
     reason = not_a_claim(segment.text)
     claim = None if reason else claim_of(segment.text)
     if claim is None:
         return SentenceVerdict(segment.id, segment.text, None, None, None, reason or NO_CONTENT)
     if context.empty:
         return SentenceVerdict(segment.id, segment.text, False, 0.0, None, EMPTY_CONTEXT)
+    model = model or shipped_model()
+    found, evidence = findings_of(segment.text, claim, context)
+    score = model.score(found)
+    supported = score >= (model.threshold() if threshold is None else threshold)
+    note = None if supported else "; ".join(reasons(found, model))
+    chunk_id = evidence.chunk_id if evidence is not None and found.share > 0 else None
+    return SentenceVerdict(segment.id, segment.text, supported, score, chunk_id, note)
+
+
+def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Evidence | None]:
+    """What the lexical checks find on one claim, and the best evidence for it."""
     allowed = _holding_quantities(claim, context)
     share, evidence = _best_evidence(claim, allowed, context)
-    if allowed is not None and not allowed:
-        note: str | None = _missing_number(claim, evidence)
-    else:
-        note = _contradiction(segment.text, claim, context)
-    score = 0.0 if note else share
-    if note is None and score < threshold:
-        note = MISSING_WORDS + ", ".join(_missing_words(claim, evidence, context))
-    supported = score >= threshold
-    chunk_id = evidence.chunk_id if evidence is not None and share > 0 else None
-    return SentenceVerdict(
-        segment.id, segment.text, supported, score, chunk_id, None if supported else note
+    number = _missing_number(claim, evidence) if allowed is not None and not allowed else None
+    known = context.question_stems | context.evidence_with.keys()
+    content = [s for s in claim.stems if s not in context.question_stems]
+    unseen = sum(1 for s in content if s not in context.evidence_with)
+    findings = Findings(
+        share=share,
+        unseen=unseen / len(content) if content else 0.0,
+        number=number,
+        contradiction=None if number else _contradiction(text, claim, context),
+        names=missing_names(without_citations(text), frozenset(known)),
+        hedged=is_hedged(text),
+        words=len(claim.stems),
+        missing_words=tuple(_missing_words(claim, evidence, context)),
     )
+    return findings, evidence
 
 
 def _holding_quantities(claim: Claim, context: Context) -> set[int] | None:
@@ -306,7 +339,7 @@ def _missing_words(claim: Claim, evidence: Evidence | None, context: Context) ->
 def lexical_verdicts(
     segments: Sequence[Segment],
     context: Sequence[tuple[str, str]],
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     question: str = "",
 ) -> tuple[SentenceVerdict, ...]:
     """Lexical verdicts for every segment of an answer against its context and question."""

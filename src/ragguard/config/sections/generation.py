@@ -2,7 +2,8 @@
 ``abstention:`` and ``judge:``. Every problem names the file, the line and the key.
 
 ```yaml
-faithfulness: {method: lexical, threshold: 0.3}      # or method: judge; `faithfulness: judge`
+faithfulness: {method: lexical, strictness: balanced}  # lenient | balanced | strict; or
+                                                     # threshold: 0.79; or method: judge
 answer_relevance: {method: lexical}                  # or judge
 abstention: {method: lexical, auto: true}            # or judge; auto: false, only when listed
 judge:
@@ -31,7 +32,8 @@ from ragguard.config.reader import Reader
 from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import is_finite_number, type_name
 from ragguard.core.yaml_lines import LineDict
-from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
+from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, STRICTNESS_LEVELS
+from ragguard.metrics.faithfulness_model import shipped_model
 from ragguard.metrics.settings import (
     DEFAULT_CACHE,
     GenerationSettings,
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 
 METHODS = ("lexical", "judge")
 
-FAITHFULNESS_KEYS = ("method", "threshold")
+FAITHFULNESS_KEYS = ("method", "threshold", "strictness")
 METHOD_KEYS = ("method",)
 ABSTENTION_KEYS = ("method", "auto")
 JUDGE_KEYS = (
@@ -143,6 +145,17 @@ def _method(reader: Reader, section: Mapping[str, Any], name: str) -> str:
 
 
 def _threshold(reader: Reader, section: Mapping[str, Any]) -> float:
+    """The score a claim needs: ``threshold`` as given, else the ``strictness`` level's."""
+    if "strictness" in section:
+        if "threshold" in section:
+            raise reader.error(
+                "set strictness or threshold, not both (threshold is the score a claim "
+                "needs; strictness picks a measured one): remove one",
+                "faithfulness.threshold",
+                section,
+                "threshold",
+            )
+        return _strictness(reader, section)
     value = section.get("threshold", DEFAULT_THRESHOLD)
     if not is_finite_number(value) or not 0 < value <= 1:
         raise reader.error(
@@ -152,6 +165,18 @@ def _threshold(reader: Reader, section: Mapping[str, Any]) -> float:
             "threshold",
         )
     return float(value)
+
+
+def _strictness(reader: Reader, section: Mapping[str, Any]) -> float:
+    value = section["strictness"]
+    if not isinstance(value, str) or value not in STRICTNESS_LEVELS:
+        raise reader.error(
+            f"strictness must be one of {', '.join(STRICTNESS_LEVELS)}, found {value!r}",
+            "faithfulness.strictness",
+            section,
+            "strictness",
+        )
+    return shipped_model().threshold(value)
 
 
 def _judge(reader: Reader, value: Any, root: Path) -> JudgeSettings | None:

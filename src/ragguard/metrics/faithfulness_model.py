@@ -1,0 +1,156 @@
+"""The decision on one statement: the support share, less what else the checks found.
+
+The checks of :mod:`ragguard.metrics.faithfulness` each find one kind of trouble with a
+statement. Its **support share** (the rarity-weighted share of its content words found in the
+best evidence) is the main one; a few more **findings** explain themselves and move the
+score, by penalties learned from human-labelled answers (a logistic regression on RAGTruth QA,
+development half; ``scripts/fit_faithfulness.py`` fits it, the numbers ship as plain data in
+``faithfulness_weights.json``):
+
+- ``unseen``: the share of its content words that no retrieved chunk uses at all;
+- ``name``: a capitalised name (not the first word) that neither a chunk nor the question holds;
+- ``hedged``: it advises or hedges ("consult a professional", "may vary", "make sure"),
+  which annotators rarely count as a claim about the context (a negative penalty).
+
+Each finding is 0 on a claim that has nothing of it, so a claim with none scores its share.
+
+Two checks are rules, not weights: a quantity no chunk holding the evidence contains, and a
+clause that matches the context's word for word with the opposite polarity. Either makes the
+score 0 and is the reason shown.
+
+The statement is supported when its score reaches the threshold, set by the strictness level
+(docs/generation.md, "Strictness") or by an explicit ``threshold``; the reason of a statement
+that is not lists the findings that lowered its score, then the words the evidence lacks.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragguard.metrics.text import normalize, stem
+
+MISSING_WORDS = "not in the context: "
+WEIGHTS_FILE = Path(__file__).with_name("faithfulness_weights.json")
+FEATURES = ("unseen", "name", "hedged")
+
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z]+\b")
+_ADVICE = re.compile(
+    r"\b(?:consult\w*|seek\w*|professional|recommend\w*|advis\w*|best to|make sure|ensure"
+    r"|(?:important|essential|crucial|necessary|wise|helpful|advisable) to|consider\w*"
+    r"|(?:may|might|can) vary|depend\w*|should)\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    """What the lexical checks found on one claim."""
+
+    share: float
+    unseen: float
+    number: str | None = None
+    contradiction: str | None = None
+    names: tuple[str, ...] = ()
+    hedged: bool = False
+    words: int = 1
+    missing_words: tuple[str, ...] = ()
+
+    @property
+    def ruled_out(self) -> str | None:
+        """The hard check that fails the claim whatever the weights: a number no chunk holds,
+        or a clause the context negates (the data holds too few of these to weigh them)."""
+        return self.number or self.contradiction
+
+    def values(self) -> dict[str, float]:
+        """The findings as the model's inputs, by feature name."""
+        return {
+            "unseen": self.unseen,
+            "name": float(bool(self.names)),
+            "hedged": float(self.hedged),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """Penalties on the support share, in its units, and the strictness levels' thresholds.
+
+    A logistic regression's decision ``bias + w_missing * (1 - share) + sum(w_f * f) > c`` is
+    ``share - sum(w_f / w_missing * f) < threshold``: the fitted weights divided by the
+    weight of the missing share are penalties subtracted from the share, and the verdict stays
+    a threshold on one score (0 to 1, like the share it adjusts)."""
+
+    penalties: Mapping[str, float]
+    levels: Mapping[str, float]
+    default_level: str
+
+    def score(self, findings: Findings) -> float:
+        """The support share less the penalties, within [0, 1]; 0 when a hard check fails."""
+        if findings.ruled_out:
+            return 0.0
+        values = findings.values()
+        adjusted = findings.share - sum(self.penalties[n] * values[n] for n in FEATURES)
+        return min(1.0, max(0.0, adjusted))
+
+    def threshold(self, level: str | None = None) -> float:
+        """The score a statement needs at a strictness level (the default level: None)."""
+        return self.levels[level or self.default_level]
+
+
+@functools.cache
+def shipped_model() -> Model:
+    """The model fitted by scripts/fit_faithfulness.py, read once."""
+    return model_from(json.loads(WEIGHTS_FILE.read_text(encoding="utf-8")))
+
+
+def model_from(data: Mapping[str, Any]) -> Model:
+    """A model from the plain data of faithfulness_weights.json."""
+    return Model(
+        penalties={name: float(data["penalties"][name]) for name in FEATURES},
+        levels={name: float(value) for name, value in data["levels"].items()},
+        default_level=str(data["default_level"]),
+    )
+
+
+def missing_names(text: str, known: frozenset[str]) -> tuple[str, ...]:
+    """Capitalised words after the first that name something the context never names."""
+    found = []
+    for word in _NAME.findall(text.strip().lstrip("*-+#0123456789.) ")):
+        if stem(word.lower()) not in known and word not in found:
+            found.append(word)
+    return tuple(found)
+
+
+def is_hedged(text: str) -> bool:
+    """True for advice and hedged statements: a recommendation, "make sure", "depends"."""
+    return _ADVICE.search(normalize(text)) is not None
+
+
+def reasons(findings: Findings, model: Model) -> list[str]:
+    """Why a claim is not supported, as a reader sees them: a failed hard check alone;
+    else the findings that lowered the score, the largest first, then the missing words."""
+    if findings.ruled_out:
+        return [findings.ruled_out]
+    values = findings.values()
+    pushes = {name: model.penalties[name] * values[name] for name in FEATURES}
+    shown = [
+        text
+        for name in sorted(FEATURES, key=lambda n: -pushes[n])
+        if pushes[name] > 0 and (text := _reason_text(name, findings))
+    ]
+    if findings.missing_words:
+        shown.append(MISSING_WORDS + ", ".join(findings.missing_words))
+    return shown
+
+
+def _reason_text(name: str, findings: Findings) -> str | None:
+    if name == "unseen" and findings.unseen > 0:
+        return f"{findings.unseen:.0%} of its words appear in no chunk"
+    if name == "name" and findings.names:
+        return f"name {', '.join(findings.names[:3])} not in the context"
+    return None
