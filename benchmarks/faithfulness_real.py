@@ -47,11 +47,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import fit_faithfulness as fitting  # noqa: E402
+
 from ragguard.metrics.text import segment  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ragtruth-qa-dev"
-THRESHOLDS = tuple(round(0.05 * step, 2) for step in range(1, 20))
-MAX_CLEAN_FLAGGED = 0.25
 # Response-level F1 on RAGTruth's QA task, the paper's Table 5 (as quoted in the data's README).
 PAPER_F1 = (
     ("prompt-based GPT-3.5-turbo", 0.308),
@@ -64,32 +66,18 @@ PAPER_F1 = (
 
 @dataclass(frozen=True)
 class Answer:
-    """One labelled answer as scored: its question group, the human flag, and per statement
-    the human flag and ragguard's (supported, score)."""
+    """One labelled answer as the product scored it: its question group, the human flag, and
+    per statement the human flag and ragguard's (supported, score)."""
 
     id: str
     group: str
     hallucinated: bool
     statements: tuple[tuple[bool, bool | None, float | None], ...]
 
-    def flagged(self, threshold: float | None) -> bool:
-        """Any claim unsupported: as ragguard decided (None) or at another threshold."""
-        return any(_unsupported(s, threshold) for s in self.statements)
-
     @property
-    def risk(self) -> float:
-        """1 - the lowest support score of a claim (0 for an answer with no claim)."""
-        scores = [score for _, supported, score in self.statements if supported is not None]
-        return 1.0 - min(scores, default=1.0) if scores else 0.0
-
-
-def _unsupported(statement: tuple[bool, bool | None, float | None], t: float | None) -> bool:
-    _, supported, score = statement
-    if supported is None:
-        return False
-    if t is None:
-        return supported is False
-    return (score or 0.0) < t
+    def flagged(self) -> bool:
+        """Any claim unsupported, as ragguard decided."""
+        return any(supported is False for _, supported, _ in self.statements)
 
 
 # -- conversion ----------------------------------------------------------------------------
@@ -200,15 +188,6 @@ def scored_answers(results: Path, testset: Path) -> list[Answer]:
     return answers
 
 
-def verdicts_are_thresholds(answers: Sequence[Answer], threshold: float) -> bool:
-    """True when every verdict is ``score >= threshold``, so other thresholds can be tried."""
-    return all(
-        _unsupported(s, None) == _unsupported(s, threshold)
-        for answer in answers
-        for s in answer.statements
-    )
-
-
 # -- figures -------------------------------------------------------------------------------
 
 
@@ -251,38 +230,53 @@ def auroc(scores: Sequence[float], gold: Sequence[bool]) -> float:
     return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
 
 
-def folds_by_group(answers: Sequence[Answer], folds: int, seed: int) -> list[list[Answer]]:
+def folds_by_group(answers: Sequence[Any], folds: int, seed: int) -> list[list[Any]]:
     groups = sorted({answer.group for answer in answers})
     random.Random(seed).shuffle(groups)
     fold_of = {group: index % folds for index, group in enumerate(groups)}
-    split: list[list[Answer]] = [[] for _ in range(folds)]
+    split: list[list[Any]] = [[] for _ in range(folds)]
     for answer in answers:
         split[fold_of[answer.group]].append(answer)
     return split
 
 
-def choose_threshold(train: Sequence[Answer]) -> float:
-    """Best response-level F1 among thresholds flagging at most 25 % of clean answers."""
-    gold = [answer.hallucinated for answer in train]
+@dataclass(frozen=True)
+class HeldOut:
+    """One answer's held-out prediction: its fold, the human flags (answer, claims), the
+    lowest claim score under the model fitted on the other folds, each level's flag and
+    the claims' flags per level."""
 
-    def figures(t: float) -> Counts:
-        return counts([answer.flagged(t) for answer in train], gold)
+    fold: int
+    hallucinated: bool
+    score: float
+    flags: dict[str, bool]
+    claims: tuple[tuple[bool, dict[str, bool]], ...]
 
-    allowed = [t for t in THRESHOLDS if figures(t).clean_flagged <= MAX_CLEAN_FLAGGED]
-    return max(allowed or THRESHOLDS, key=lambda t: (figures(t).f1, -t))
 
-
-def held_out(answers: Sequence[Answer], folds: int, seed: int) -> tuple[dict[str, float], list]:
-    """Each answer's threshold, chosen on the other folds; and the thresholds chosen."""
+def held_out(answers: Sequence[fitting.LabelledAnswer], folds: int, seed: int) -> list[HeldOut]:
+    """Every answer's prediction by the whole procedure (penalties and thresholds) fitted on
+    the other folds."""
     split = folds_by_group(answers, folds, seed)
-    chosen: dict[str, float] = {}
-    thresholds = []
+    found = []
     for index, test in enumerate(split):
         train = [answer for other, fold in enumerate(split) if other != index for answer in fold]
-        threshold = choose_threshold(train)
-        thresholds.append(threshold)
-        chosen.update(dict.fromkeys((answer.id for answer in test), threshold))
-    return chosen, thresholds
+        model = fitting.fit(train)
+        penalties = [model["penalties"][name] for name in fitting.FEATURES]
+        for answer in test:
+            scores = [fitting.claim_score(penalties, claim) for claim in answer.claims]
+            found.append(
+                HeldOut(
+                    index,
+                    answer.hallucinated,
+                    min(scores, default=1.0),
+                    {level: min(scores, default=1.0) < t for level, t in model["levels"].items()},
+                    tuple(
+                        (claim.hallucinated, {lv: s < t for lv, t in model["levels"].items()})
+                        for claim, s in zip(answer.claims, scores, strict=True)
+                    ),
+                )
+            )
+    return found
 
 
 def row(name: str, c: Counts, roc: float | str = "") -> str:
@@ -293,54 +287,90 @@ def row(name: str, c: Counts, roc: float | str = "") -> str:
     )
 
 
-def report(
-    answers: Sequence[Answer], shipped: float, folds: int, seed: int, repeats: int
-) -> list[str]:
-    gold = [answer.hallucinated for answer in answers]
-    statements = [s for answer in answers for s in answer.statements]
-    sentence_gold = [hallucinated for hallucinated, _, _ in statements]
-    sentence_risk = [
-        0.0 if supported is None else 1.0 - (score or 0.0) for _, supported, score in statements
+def level_rows(held: Sequence[HeldOut], level: str, folds: int) -> tuple[str, str, list[str]]:
+    """The pooled response-level and sentence-level rows of one level, and its per-fold rows."""
+    gold = [h.hallucinated for h in held]
+    risk = [1.0 - h.score for h in held]
+    pooled = counts([h.flags[level] for h in held], gold)
+    per_fold = []
+    for fold in range(folds):
+        part = [h for h in held if h.fold == fold]
+        fold_counts = counts([h.flags[level] for h in part], [h.hallucinated for h in part])
+        fold_roc = auroc([1.0 - h.score for h in part], [h.hallucinated for h in part])
+        per_fold.append(
+            row(f"{level}, fold {fold + 1} ({len(part)} answers)", fold_counts, fold_roc)
+        )
+    spread = [
+        counts(
+            [h.flags[level] for h in held if h.fold == f],
+            [h.hallucinated for h in held if h.fold == f],
+        )
+        for f in range(folds)
     ]
-    roc = auroc([answer.risk for answer in answers], gold)
-    sentence_roc = auroc(sentence_risk, sentence_gold)
+    name = (
+        f"ragguard, held out, {level} (fold F1 {min(c.f1 for c in spread):.3f} to "
+        f"{max(c.f1 for c in spread):.3f}, clean flagged {min(c.clean_flagged for c in spread):.1%}"
+        f" to {max(c.clean_flagged for c in spread):.1%})"
+    )
+    claims = [claim for h in held for claim in h.claims]
+    sentence = counts([flags[level] for _, flags in claims], [g for g, _ in claims])
+    return (
+        row(name, pooled, auroc(risk, gold)),
+        row(f"ragguard, held out, {level}", sentence),
+        per_fold,
+    )
+
+
+def report(
+    shipped: Sequence[Answer],
+    answers: Sequence[fitting.LabelledAnswer],
+    default_level: str,
+    folds: int,
+    seed: int,
+    repeats: int,
+) -> list[str]:
+    gold = [answer.hallucinated for answer in shipped]
+    statements = [s for answer in shipped for s in answer.statements]
+    sentence_gold = [hallucinated for hallucinated, _, _ in statements]
+    held = held_out(answers, folds, seed)
     lines = [
-        f"{len(answers)} answers to {len({a.group for a in answers})} questions, "
+        f"{len(shipped)} answers to {len({a.group for a in shipped})} questions, "
         f"{sum(gold)} hallucinated; {len(statements)} statements, {sum(sentence_gold)} "
         "hallucinated",
         "",
-        "response level | precision | recall | F1 | AUROC | clean answers flagged",
+        f"response level, {folds}-fold cross-validation grouped by question (seed {seed}) "
+        "| precision | recall | F1 | AUROC | clean answers flagged",
         "|---|---|---|---|---|---|",
-        row("flag every answer", counts([True] * len(answers), gold), "0.500"),
+        row("flag every answer", counts([True] * len(shipped), gold), "0.500"),
     ]
     lines += [f"| paper: {name} | | | {f1:.3f} | | |" for name, f1 in PAPER_F1]
-    shipped_flags = [answer.flagged(None) for answer in answers]
+    sentence_rows, fold_rows = [], []
+    for level in fitting.LEVELS:
+        answer_row, sentence_row, per_fold = level_rows(held, level, folds)
+        lines.append(answer_row)
+        sentence_rows.append(sentence_row)
+        fold_rows += per_fold
     lines.append(
-        row(f"ragguard as shipped (threshold {shipped:g})", counts(shipped_flags, gold), roc)
-    )
-    sentence_rows = [
         row(
-            f"ragguard as shipped (threshold {shipped:g})",
-            counts([_unsupported(s, None) for s in statements], sentence_gold),
-            sentence_roc,
+            f"ragguard as shipped ({default_level}: fitted on all {folds} folds, "
+            "not a held-out figure)",
+            counts([answer.flagged for answer in shipped], gold),
         )
-    ]
-    if verdicts_are_thresholds(answers, shipped):
-        chosen, thresholds = held_out(answers, folds, seed)
-        flags = [answer.flagged(chosen[answer.id]) for answer in answers]
-        name = f"ragguard, held out ({folds}-fold by question; thresholds {thresholds})"
-        lines.append(row(name, counts(flags, gold), roc))
-        held = [_unsupported(s, chosen[a.id]) for a in answers for s in a.statements]
-        sentence_rows.append(row(name, counts(held, sentence_gold), sentence_roc))
-        lines += ["", *repeated_splits(answers, folds, seed, repeats)]
-        lines.append(
-            f"threshold the procedure picks on all {folds} folds: {choose_threshold(answers):g} "
-            f"(shipped: {shipped:g})"
+    )
+    sentence_rows.append(
+        row(
+            f"ragguard as shipped ({default_level})",
+            counts([s[1] is False for s in statements], sentence_gold),
         )
-    else:
-        lines.append("(verdicts are not a threshold on the score: no held-out tuning)")
+    )
     return [
         *lines,
+        "",
+        "per fold | precision | recall | F1 | AUROC | clean answers flagged",
+        "|---|---|---|---|---|---|",
+        *fold_rows,
+        "",
+        *repeated_splits(answers, folds, seed, repeats),
         "",
         "sentence level | precision | recall | F1 | AUROC | clean statements flagged",
         "|---|---|---|---|---|---|",
@@ -348,14 +378,11 @@ def report(
     ]
 
 
-def repeated_splits(answers: Sequence[Answer], folds: int, seed: int, repeats: int) -> list[str]:
-    """The held-out figures over other random splits of the questions into folds: how much
-    the one table row owes to the split."""
-    gold = [answer.hallucinated for answer in answers]
-    runs = []
-    for offset in range(repeats):
-        chosen, _ = held_out(answers, folds, seed + offset)
-        runs.append(counts([answer.flagged(chosen[answer.id]) for answer in answers], gold))
+def repeated_splits(
+    answers: Sequence[fitting.LabelledAnswer], folds: int, seed: int, repeats: int
+) -> list[str]:
+    """Each level's held-out figures over other random splits of the questions into folds:
+    how much the table owes to the split."""
 
     def spread(values: list[float], percent: bool = False) -> str:
         shown = [
@@ -364,20 +391,42 @@ def repeated_splits(answers: Sequence[Answer], folds: int, seed: int, repeats: i
         ]
         return f"{shown[0]} ({shown[1]} to {shown[2]})"
 
-    return [
-        f"held out over {repeats} splits (seeds {seed} to {seed + repeats - 1}), mean (min to max): "
-        f"F1 {spread([r.f1 for r in runs])}, clean answers flagged "
-        f"{spread([r.clean_flagged for r in runs], percent=True)}"
-    ]
+    runs = [held_out(answers, folds, seed + offset) for offset in range(repeats)]
+    lines = []
+    for level in fitting.LEVELS:
+        found = [
+            counts([h.flags[level] for h in run], [h.hallucinated for h in run]) for run in runs
+        ]
+        lines.append(
+            f"{level}, held out over {repeats} splits (seeds {seed} to {seed + repeats - 1}), "
+            f"mean (min to max): F1 {spread([c.f1 for c in found])}, clean answers flagged "
+            f"{spread([c.clean_flagged for c in found], percent=True)}"
+        )
+    return lines
 
 
-def shipped_threshold(src: Path | None) -> float:
-    code = "from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD as t; print(t)"
+def product_agrees(
+    shipped: Sequence[Answer], answers: Sequence[fitting.LabelledAnswer], model: dict[str, Any]
+) -> bool:
+    """True when every answer ragguard score flagged is one the shipped model flags in
+    process (the fitting script's arithmetic is the product's)."""
+    threshold = model["levels"][model["default_level"]]
+    by_id = {answer.id: fitting.answer_score(model, answer) < threshold for answer in answers}
+    return all(by_id[answer.id] == answer.flagged for answer in shipped)
+
+
+def shipped_matches(data: Path, src: Path | None) -> tuple[bool, str]:
+    """Whether the shipped model file is what the procedure fits on all the data."""
     env = dict(os.environ, **({"PYTHONPATH": str(src)} if src else {}))
+    script = ROOT / "scripts" / "fit_faithfulness.py"
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        [sys.executable, str(script), "--data", str(data), "--check"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
-    return float(done.stdout)
+    return done.returncode == 0, done.stdout.strip()
 
 
 def main() -> None:
@@ -400,11 +449,17 @@ def main() -> None:
             ["score", *common, "--metrics", "faithfulness", "--out", str(results)], options.src
         )
         calibrated = ragguard(["calibrate", *common], options.src).stdout
-        answers = scored_answers(results, testset)
+        shipped = scored_answers(results, testset)
+    labelled = fitting.load_answers(options.data)
+    model = json.loads(fitting.WEIGHTS_FILE.read_text(encoding="utf-8"))
     for line in report(
-        answers, shipped_threshold(options.src), options.folds, options.seed, options.repeats
+        shipped, labelled, model["default_level"], options.folds, options.seed, options.repeats
     ):
         print(line)
+    same, said = shipped_matches(options.data, options.src)
+    print(f"\nscripts/fit_faithfulness.py --check: {said}")
+    agrees = product_agrees(shipped, labelled, model)
+    print(f"ragguard score's verdicts are the shipped model's ({model['default_level']}): {agrees}")
     print("\nragguard calibrate --testset testset.jsonl --run run.jsonl:")
     print(calibrated.rstrip())
 

@@ -60,7 +60,7 @@ def test_lexical_agreement_on_a_small_set(write):
     ]
     assert items[1].context == (("c1", "Each API key may send 100 requests per minute."),)
     result = lexical_agreement(items)
-    assert (result.n, result.agree) == (3, 2)  # the paraphrased answer is missed
+    assert (result.n, result.agree) == (3, 3)  # the paraphrase is accepted
     assert result.accuracy == pytest.approx(2 / 3)
 
 
@@ -92,7 +92,7 @@ def test_calibrate_command_prints_the_table(write, ragguard_cli):
     assert "3 items: 2 sentence verdicts, 1 answer verdicts" in result.stdout
     rows = table_rows(result.stdout)
     assert "method level n agree accuracy kappa failed" in rows
-    assert "lexical answer 1 0 0.00 0.00 0" in rows
+    assert "lexical answer 1 1 1.00 1.00 0" in rows
     assert "lexical sentence 2 2 1.00 1.00 0" in rows
     assert "  paraphrase: 0/1 = 0.00" in result.stdout
 

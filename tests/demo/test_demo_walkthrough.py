@@ -19,6 +19,7 @@ from ragguard.demo.walkthrough import (
     run_demo,
     write_demo,
 )
+from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
 from ragguard.render import comment_marker
 from ragguard.results.io import load_results
 from ragguard.results.records import load_run
@@ -61,7 +62,10 @@ def test_the_two_results_are_comparable(demo_runs) -> None:
         "kind": "demo",
         "target": "ragguard.demo.pipeline:OrdersDocsPipeline",
     }
-    assert baseline.results.config["faithfulness"] == {"method": "lexical", "threshold": 0.3}
+    assert baseline.results.config["faithfulness"] == {
+        "method": "lexical",
+        "threshold": DEFAULT_THRESHOLD,
+    }
 
 
 def test_faithfulness_flags_exactly_the_embellished_sentences(demo_runs) -> None:

@@ -9,6 +9,7 @@ import pytest
 from ragguard.config.sections.generation import generation_settings
 from ragguard.core.errors import InputError
 from ragguard.core.yaml_lines import parse_yaml
+from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
 from ragguard.metrics.settings import DEFAULT_CACHE
 
 
@@ -24,7 +25,7 @@ def error(text: str, **kwargs) -> str:
 
 def test_defaults_without_a_config():
     result = generation_settings(None, "ragguard.yml")
-    assert (result.faithfulness_method, result.threshold) == ("lexical", 0.3)
+    assert (result.faithfulness_method, result.threshold) == ("lexical", DEFAULT_THRESHOLD)
     assert (result.relevance_method, result.abstention_method) == ("lexical", "lexical")
     assert result.judge is None and not result.uses_judge
 

@@ -7,6 +7,7 @@ import pytest
 
 from ragguard.metrics.claims import (
     NO_CONTENT,
+    NOT_A_COURTESY,
     NOT_A_LEAD_IN,
     NOT_A_QUESTION,
     NOT_A_REFUSAL,
@@ -32,7 +33,7 @@ from ragguard.metrics.text import segment
         ),
         ("The provided information does not include the 2023 figures.", NOT_A_REFUSAL),
         ("Passage 2 says nothing about Alaska.", NOT_ABOUT_CONTEXT),
-        ("I hope this helps! Let me know.", NO_CONTENT),
+        ("I hope this helps! Let me know.", NOT_A_COURTESY),
         ("Overall, based on the given passages:", NOT_A_LEAD_IN),
         ("However, it is important to note the following.", NO_CONTENT),
     ],

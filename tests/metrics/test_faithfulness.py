@@ -204,7 +204,7 @@ def test_negation_cues(text, negated):
         ("The passages do not provide specific information on pay rates.", NOT_A_REFUSAL),
         ("None is mentioned in the given passages.", NOT_ABOUT_CONTEXT),
         ("Passage 3 doesn't say anything about salaries in Ohio.", NOT_ABOUT_CONTEXT),
-        ("I hope this helps!", NO_CONTENT),
+        ("I hope this helps!", "not a claim: a courtesy"),
         ("Yes.", NO_CONTENT),
     ],
 )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
+
 SEED_TESTSET = """\
 - id: requests-per-minute
   question: How many requests per minute are allowed?
@@ -71,7 +73,10 @@ def test_score_computes_generation_metrics_with_a_corpus(write, ragguard_cli, tm
     assert first["sentences"][2]["note"] == "not in the context: limits, reset, hour"
     assert refunds["metrics"] == {"abstention": 1.0}
     assert data["summary"]["abstention"]["value"] == 1.0
-    assert data["config"]["settings"]["faithfulness"] == {"method": "lexical", "threshold": 0.3}
+    assert data["config"]["settings"]["faithfulness"] == {
+        "method": "lexical",
+        "threshold": DEFAULT_THRESHOLD,
+    }
 
 
 def test_threshold_from_config(write, ragguard_cli, tmp_path):

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,8 +131,9 @@ def is_hedged(text: str) -> bool:
 
 
 def reasons(findings: Findings, model: Model) -> list[str]:
-    """Why a claim is not supported, as a reader sees them: a failed hard check alone;
-    else the findings that lowered the score, the largest first, then the missing words."""
+    """Why a claim is not supported, as a reader sees them: a failed hard check alone; else
+    a name no chunk holds, then the words the evidence lacks (those no chunk uses among
+    them: the ``unseen`` finding)."""
     if findings.ruled_out:
         return [findings.ruled_out]
     values = findings.values()
@@ -149,8 +149,6 @@ def reasons(findings: Findings, model: Model) -> list[str]:
 
 
 def _reason_text(name: str, findings: Findings) -> str | None:
-    if name == "unseen" and findings.unseen > 0:
-        return f"{findings.unseen:.0%} of its words appear in no chunk"
     if name == "name" and findings.names:
         return f"name {', '.join(findings.names[:3])} not in the context"
     return None
