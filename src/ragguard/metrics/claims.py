@@ -14,8 +14,12 @@ almost every real answer (docs/generation.md, "Measured on real answers"). The r
 - Courtesy ("Sure, I'd be happy to help", "Good luck!", "let me know if ...") is not a claim,
   nor is a remark on whether the context suffices ("the passages provide enough information",
   "Passage 3: (unavailable)").
+- Advice to look elsewhere ("consult a professional", "seek guidance from an expert") is not
+  a claim: it says where to ask, not what is true.
 - Citations and references to the answer's own steps are removed before the claim is read:
-  ``(Passage 1)``, ``passages 2 and 3``, ``[1]``, ``source 2``, ``step 4``.
+  ``(Passage 1)``, ``passages 1, 2, and 3``, ``[1]``, ``source 2``, ``step 4``, ``method 1 of
+  2``; so are unit conversions in parentheses (``58 degrees Fahrenheit (15 degrees
+  Celsius)``): the converted number is the first one said again, not a new claim.
 - Framing words ("based", "according", "provided", "passage", "answer", "important", "note",
   "however", "overall", ...) are not content: a segment with no content word left is not a
   claim, and the words never count for or against a claim.
@@ -63,8 +67,8 @@ def _framing_stems() -> frozenset[str]:
 
 _CITATION = re.compile(
     r"\b(?:passages?|sources?|documents?|contexts?|chunks?|references?|excerpts?|steps?|items?"
-    r"|points?|options?|methods?|tips?|parts?|sections?)\s*#?\s*\d+\b"
-    r"(?:\s*(?:,|and|&|-|\u2013|or|to)\s*\d+\b)*"
+    r"|points?|options?|methods?|tips?|parts?|sections?)\s*#?\s*\d+\b(?:\s+of\s+\d+\b)?"
+    r"(?:\s*(?:,\s*(?:and|or|&)?|and|&|-|\u2013|or|to)\s*\d+\b)*"
     r"|\[\s*\d+(?:\s*[,\u2013-]\s*\d+)*\s*\]",
     re.IGNORECASE,
 )
@@ -82,11 +86,30 @@ _COURTESY = re.compile(
 # A remark on whether the context answers the question: "the passages provide enough
 # information", "Passage 3: (unavailable)".
 _CONTEXT_VERDICT = re.compile(
-    r"\b(?:enough|sufficient|insufficient|unavailable|not available|no relevant)\b"
+    r"\b(?:enough|sufficient|insufficient|unavailable|not available|no relevant"
+    r"|necessary information|able to answer)\b"
+)
+# Advice to look elsewhere: "consult a professional", "seek guidance from an expert".
+_REFERRAL = re.compile(
+    r"\b(?:consult|seek|contact|ask|visit|refer to|check with|speak (?:to|with)|talk to)\b"
+    r"[^.;]{0,80}?\b(?:professionals?|experts?|specialists?|doctors?|physicians?|dentists?"
+    r"|veterinarians?|vets?|contractors?|locksmiths?|plumbers?|electricians?|lawyers?"
+    r"|attorneys?|accountants?|resources|sources|guidance|assistance|advice|manuals?)\b"
+)
+# A quantity in parentheses right after another, in another unit: a conversion of it
+# ("58 degrees Fahrenheit (15 degrees Celsius)"), not a second claim.
+_CONVERSION = re.compile(
+    r"(?<=[\d%\w])\s*\(\s*(?:about|approximately|approx\.|around|~)?\s*-?\d[\d.,]*\s*"
+    r"(?:\u00b0\s*)?(?:degrees?\s+)?(?:c|f|celsius|fahrenheit|km|kilomet(?:er|re)s?|miles?|mi"
+    r"|kg|kilograms?|pounds?|lbs?|g|grams?|ounces?|oz|m|met(?:er|re)s?|feet|foot|ft|cm"
+    r"|centimet(?:er|re)s?|inch(?:es)?|in|lit(?:er|re)s?|l|gallons?|ml|cups?|mph|km/h|kph)\b"
+    r"[^()]*\)",
+    re.IGNORECASE,
 )
 
 NOT_A_QUESTION = "not a claim: a question"
 NOT_A_COURTESY = "not a claim: a courtesy"
+NOT_A_REFERRAL = "not a claim: advice to look elsewhere"
 NOT_A_LEAD_IN = "not a claim: a lead-in"
 NOT_A_REFUSAL = "not a claim: a refusal"
 NOT_ABOUT_CONTEXT = "not a claim: a remark about the context"
@@ -103,8 +126,8 @@ class Claim:
 
 
 def without_citations(text: str) -> str:
-    """The text with citations and step references replaced by spaces."""
-    return _CITATION.sub(" ", text)
+    """The text with citations, step references and unit conversions replaced by spaces."""
+    return _CONVERSION.sub(" ", _CITATION.sub(" ", text))
 
 
 def not_a_claim(text: str) -> str | None:
@@ -119,6 +142,8 @@ def not_a_claim(text: str) -> str | None:
     lowered = normalize(text)
     if _COURTESY.search(lowered):
         return NOT_A_COURTESY
+    if _REFERRAL.search(lowered):
+        return NOT_A_REFERRAL
     if _CONTEXT_REFERENCE.search(lowered) and (
         NEGATION.search(lowered) or _CONTEXT_VERDICT.search(lowered)
     ):
