@@ -40,7 +40,6 @@ from ragguard.metrics.faithfulness_model import (
     MISSING_WORDS,
     Findings,
     Model,
-    is_hedged,
     missing_names,
     reasons,
     shipped_model,
@@ -232,16 +231,15 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
     number = _missing_number(claim, evidence) if allowed is not None and not allowed else None
     known = context.question_stems | context.evidence_with.keys()
     content = [s for s in claim.stems if s not in context.question_stems]
-    unseen = sum(1 for s in content if s not in context.evidence_with)
+    unseen = [s for s in content if s not in context.evidence_with]
     findings = Findings(
         share=share,
-        unseen=unseen / len(content) if content else 0.0,
+        unseen=len(unseen) / len(content) if content else 0.0,
         number=number,
         contradiction=None if number else _contradiction(text, claim, context),
         names=missing_names(without_citations(text), frozenset(known)),
-        hedged=is_hedged(text),
-        words=len(claim.stems),
         missing_words=tuple(_missing_words(claim, evidence, context)),
+        unseen_words=tuple(_shown([claim.stems[s] for s in unseen])),
     )
     return findings, evidence
 
@@ -327,13 +325,18 @@ def _number(value: float) -> str:
 
 def _missing_words(claim: Claim, evidence: Evidence | None, context: Context) -> list[str]:
     found = evidence.stems if evidence is not None else frozenset()
-    missing = [
-        word
-        for stemmed, word in claim.stems.items()
-        if stemmed not in found and stemmed not in context.question_stems
-    ]
-    shown = missing[:_SHOWN_WORDS]
-    return [*shown, "..."] if len(missing) > _SHOWN_WORDS else shown
+    return _shown(
+        [
+            word
+            for stemmed, word in claim.stems.items()
+            if stemmed not in found and stemmed not in context.question_stems
+        ]
+    )
+
+
+def _shown(words: list[str]) -> list[str]:
+    """The first words of a list for a reason, ``...`` when there are more."""
+    return [*words[:_SHOWN_WORDS], "..."] if len(words) > _SHOWN_WORDS else words
 
 
 def lexical_verdicts(

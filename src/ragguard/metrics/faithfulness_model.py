@@ -9,8 +9,6 @@ development half; ``scripts/fit_faithfulness.py`` fits it, the numbers ship as p
 
 - ``unseen``: the share of its content words that no retrieved chunk uses at all;
 - ``name``: a capitalised name (not the first word) that neither a chunk nor the question holds;
-- ``hedged``: it advises or hedges ("consult a professional", "may vary", "make sure"),
-  which annotators rarely count as a claim about the context (a negative penalty).
 
 Each finding is 0 on a claim that has nothing of it, so a claim with none scores its share.
 
@@ -19,8 +17,9 @@ clause that matches the context's word for word with the opposite polarity. Eith
 score 0 and is the reason shown.
 
 The statement is supported when its score reaches the threshold, set by the strictness level
-(docs/generation.md, "Strictness") or by an explicit ``threshold``; the reason of a statement
-that is not lists the findings that lowered its score, then the words the evidence lacks.
+(docs/generation.md, "Strictness") or by an explicit ``threshold``. The reason of a statement
+that is not shows every finding that lowered its score: ``name X not in the context``, ``not in
+the context: words the evidence lacks``, ``in no chunk: those of them no chunk uses``.
 """
 
 from __future__ import annotations
@@ -33,18 +32,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragguard.metrics.text import normalize, stem
+from ragguard.metrics.text import stem
 
 MISSING_WORDS = "not in the context: "
+UNSEEN_WORDS = "in no chunk: "
+_SHOWN = 3
 WEIGHTS_FILE = Path(__file__).with_name("faithfulness_weights.json")
-FEATURES = ("unseen", "name", "hedged")
+FEATURES = ("unseen", "name")
 
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z]+\b")
-_ADVICE = re.compile(
-    r"\b(?:consult\w*|seek\w*|professional|recommend\w*|advis\w*|best to|make sure|ensure"
-    r"|(?:important|essential|crucial|necessary|wise|helpful|advisable) to|consider\w*"
-    r"|(?:may|might|can) vary|depend\w*|should)\b"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,9 +52,8 @@ class Findings:
     number: str | None = None
     contradiction: str | None = None
     names: tuple[str, ...] = ()
-    hedged: bool = False
-    words: int = 1
     missing_words: tuple[str, ...] = ()
+    unseen_words: tuple[str, ...] = ()
 
     @property
     def ruled_out(self) -> str | None:
@@ -71,7 +66,6 @@ class Findings:
         return {
             "unseen": self.unseen,
             "name": float(bool(self.names)),
-            "hedged": float(self.hedged),
         }
 
 
@@ -125,30 +119,17 @@ def missing_names(text: str, known: frozenset[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def is_hedged(text: str) -> bool:
-    """True for advice and hedged statements: a recommendation, "make sure", "depends"."""
-    return _ADVICE.search(normalize(text)) is not None
-
-
 def reasons(findings: Findings, model: Model) -> list[str]:
-    """Why a claim is not supported, as a reader sees them: a failed hard check alone; else
-    a name no chunk holds, then the words the evidence lacks (those no chunk uses among
-    them: the ``unseen`` finding)."""
+    """Why a claim is not supported, as a reader sees them: a failed hard check alone; else a
+    name no chunk holds (when names count against a claim), the words the evidence lacks, and
+    those of them no chunk uses at all (when such words count against it)."""
     if findings.ruled_out:
         return [findings.ruled_out]
-    values = findings.values()
-    pushes = {name: model.penalties[name] * values[name] for name in FEATURES}
-    shown = [
-        text
-        for name in sorted(FEATURES, key=lambda n: -pushes[n])
-        if pushes[name] > 0 and (text := _reason_text(name, findings))
-    ]
+    shown = []
+    if findings.names and model.penalties["name"] > 0:
+        shown.append(f"name {', '.join(findings.names[:_SHOWN])} not in the context")
     if findings.missing_words:
         shown.append(MISSING_WORDS + ", ".join(findings.missing_words))
+    if findings.unseen_words and model.penalties["unseen"] > 0:
+        shown.append(UNSEEN_WORDS + ", ".join(findings.unseen_words))
     return shown
-
-
-def _reason_text(name: str, findings: Findings) -> str | None:
-    if name == "name" and findings.names:
-        return f"name {', '.join(findings.names[:3])} not in the context"
-    return None
