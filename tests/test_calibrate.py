@@ -61,7 +61,7 @@ def test_lexical_agreement_on_a_small_set(write):
     assert items[1].context == (("c1", "Each API key may send 100 requests per minute."),)
     result = lexical_agreement(items)
     assert (result.n, result.agree) == (3, 3)  # the paraphrase is accepted
-    assert result.accuracy == pytest.approx(2 / 3)
+    assert result.accuracy == 1.0
 
 
 def test_yaml_number_ids_of_items_and_chunks_are_read_as_written(write):
@@ -94,7 +94,7 @@ def test_calibrate_command_prints_the_table(write, ragguard_cli):
     assert "method level n agree accuracy kappa failed" in rows
     assert "lexical answer 1 1 1.00 1.00 0" in rows
     assert "lexical sentence 2 2 1.00 1.00 0" in rows
-    assert "  paraphrase: 0/1 = 0.00" in result.stdout
+    assert "  paraphrase: 1/1 = 1.00" in result.stdout
 
 
 def test_calibrate_command_with_the_judge(write, ragguard_cli, monkeypatch, tmp_path):

@@ -10,6 +10,7 @@ from ragguard.metrics.claims import (
     NOT_A_COURTESY,
     NOT_A_LEAD_IN,
     NOT_A_QUESTION,
+    NOT_A_REFERRAL,
     NOT_A_REFUSAL,
     NOT_ABOUT_CONTEXT,
     claim_of,
@@ -34,6 +35,16 @@ from ragguard.metrics.text import segment
         ("The provided information does not include the 2023 figures.", NOT_A_REFUSAL),
         ("Passage 2 says nothing about Alaska.", NOT_ABOUT_CONTEXT),
         ("I hope this helps! Let me know.", NOT_A_COURTESY),
+        ("Sure, I'd be happy to help you with that!", NOT_A_COURTESY),
+        ("Good luck!", NOT_A_COURTESY),
+        (
+            "If the problem persists, it may be best to consult a professional locksmith.",
+            NOT_A_REFERRAL,
+        ),
+        ("It's recommended to seek guidance from an experienced framer.", NOT_A_REFERRAL),
+        ("The passages provide enough information to answer the question.", NOT_ABOUT_CONTEXT),
+        ("Passage 3 provides the necessary information to answer it.", NOT_ABOUT_CONTEXT),
+        ("Passage 3: (unavailable)", NOT_ABOUT_CONTEXT),
         ("Overall, based on the given passages:", NOT_A_LEAD_IN),
         ("However, it is important to note the following.", NO_CONTENT),
     ],
@@ -50,6 +61,8 @@ def test_statements_that_are_not_claims(text, reason):
         "Tokens are not refreshed automatically.",  # a negation alone is a claim
         "The passages describe three ways to get rid of mice: traps, bait and steel wool.",
         "Requests take 10ms (Passage 3).",
+        "Consulting firms charge by the hour.",  # names a profession, advises nothing
+        "Passage 2 says two weeks is enough time to heal.",  # "enough", but about the topic
     ],
 )
 def test_attributions_and_negations_are_claims(text):
@@ -69,6 +82,22 @@ def test_citations_are_removed_but_units_and_names_are_kept():
     assert without_citations("It takes 10ms on passage 10ms hardware.") == (
         "It takes 10ms on passage 10ms hardware."
     )
+
+
+def test_citations_with_an_oxford_comma_or_a_count_are_not_quantities():
+    """#29: "based on passages 1, 2, and 3" left the 3 behind as a number to find, and
+    "Method 1 of 2" the 2: real clean answers were flagged for a number no chunk holds."""
+    assert claim_of("It is 81 degrees (based on passages 1, 2, and 3).").quantities == {81.0}
+    assert claim_of("Method 1 of 2 in passage 2 sets the default browser.").quantities == set()
+
+
+def test_a_unit_conversion_in_parentheses_is_not_a_second_quantity():
+    """#29: a model that adds the Celsius to a temperature states no new number."""
+    claim = claim_of("In September it is 58 degrees Fahrenheit (15 degrees Celsius).")
+    assert claim.quantities == {58.0}
+    assert claim_of("Bake at 350\u00b0F (175\u00b0C) for 30 minutes.").quantities == {350.0, 30.0}
+    # Not a unit: both numbers are claims.
+    assert claim_of("It costs 5 dollars (4 euros).").quantities == {5.0, 4.0}
 
 
 def test_a_claim_keeps_its_content_words_spelled_as_written_and_its_quantities():

@@ -86,8 +86,8 @@ _COURTESY = re.compile(
 # A remark on whether the context answers the question: "the passages provide enough
 # information", "Passage 3: (unavailable)".
 _CONTEXT_VERDICT = re.compile(
-    r"\b(?:enough|sufficient|insufficient|unavailable|not available|no relevant"
-    r"|necessary information|able to answer)\b"
+    r"\b(?:(?:enough|sufficient|insufficient|necessary) (?:information|details?|context)"
+    r"|unavailable|able to answer)\b"
 )
 # Advice to look elsewhere: "consult a professional", "seek guidance from an expert".
 _REFERRAL = re.compile(

@@ -19,7 +19,8 @@ score 0 and is the reason shown.
 The statement is supported when its score reaches the threshold, set by the strictness level
 (docs/generation.md, "Strictness") or by an explicit ``threshold``. The reason of a statement
 that is not shows every finding that lowered its score: ``name X not in the context``, ``not in
-the context: words the evidence lacks``, ``in no chunk: those of them no chunk uses``.
+the context: words the evidence lacks``, followed by ``(in no chunk)`` or ``(in no chunk:
+those of them no chunk uses)``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from typing import Any
 from ragguard.metrics.text import stem
 
 MISSING_WORDS = "not in the context: "
-UNSEEN_WORDS = "in no chunk: "
 _SHOWN = 3
 WEIGHTS_FILE = Path(__file__).with_name("faithfulness_weights.json")
 FEATURES = ("unseen", "name")
@@ -121,15 +121,25 @@ def missing_names(text: str, known: frozenset[str]) -> tuple[str, ...]:
 
 def reasons(findings: Findings, model: Model) -> list[str]:
     """Why a claim is not supported, as a reader sees them: a failed hard check alone; else a
-    name no chunk holds (when names count against a claim), the words the evidence lacks, and
-    those of them no chunk uses at all (when such words count against it)."""
+    name no chunk holds (when names count against a claim) and the words the evidence lacks,
+    marking those no chunk uses at all (when such words count against it)."""
     if findings.ruled_out:
         return [findings.ruled_out]
     shown = []
     if findings.names and model.penalties["name"] > 0:
         shown.append(f"name {', '.join(findings.names[:_SHOWN])} not in the context")
     if findings.missing_words:
-        shown.append(MISSING_WORDS + ", ".join(findings.missing_words))
-    if findings.unseen_words and model.penalties["unseen"] > 0:
-        shown.append(UNSEEN_WORDS + ", ".join(findings.unseen_words))
+        unseen = findings.unseen_words if model.penalties["unseen"] > 0 else ()
+        shown.append(
+            MISSING_WORDS + ", ".join(findings.missing_words) + _unseen_note(unseen, findings)
+        )
     return shown
+
+
+def _unseen_note(unseen: tuple[str, ...], findings: Findings) -> str:
+    """Which missing words no chunk uses at all (the ``unseen`` finding)."""
+    if not unseen:
+        return ""
+    if set(unseen) >= set(findings.missing_words) - {"..."}:
+        return " (in no chunk)"
+    return f" (in no chunk: {', '.join(unseen)})"
