@@ -47,6 +47,10 @@ ITERATIONS = 30
 LEVELS = {"lenient": 0.10, "balanced": 0.20, "strict": 0.30}
 DEFAULT_LEVEL = "lenient"  # the best held-out F1 and fewest clean flagged: docs/generation.md
 DIGITS = 4
+ABOUT = (
+    "scripts/fit_faithfulness.py on RAGTruth QA (development half); "
+    "docs/generation.md, 'Measured on real answers'"
+)
 
 
 @dataclass(frozen=True)
@@ -224,11 +228,7 @@ def fit(answers: Sequence[LabelledAnswer]) -> dict[str, Any]:
 
 def shipped_data(data: Path) -> dict[str, Any]:
     """What faithfulness_weights.json holds: the fit on every answer, and where from."""
-    return {
-        "about": "scripts/fit_faithfulness.py on RAGTruth QA (development half); "
-        "docs/generation.md, 'Measured on real answers'",
-        **fit(load_answers(data)),
-    }
+    return {"about": ABOUT, **fit(load_answers(data))}
 
 
 def rendered(model: dict[str, Any]) -> str:

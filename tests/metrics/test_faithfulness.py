@@ -233,7 +233,10 @@ def test_an_invented_sentence_among_copied_ones_is_caught():
     )
     verdicts = lexical_verdicts(segment(answer), [("rate-limits", PASSAGE)])
     assert [v.supported for v in verdicts] == [True, True, False]
-    assert verdicts[2].note == "not in the context: unused, quota, rolls, next, billing, month (in no chunk)"
+    assert (
+        verdicts[2].note
+        == "not in the context: unused, quota, rolls, next, billing, month (in no chunk)"
+    )
 
 
 def test_statements_without_content_words_are_not_counted():
