@@ -33,14 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragguard.metrics.text import stem
+from ragguard.metrics.text import stems
 
 MISSING_WORDS = "not in the context: "
 _SHOWN = 3
 WEIGHTS_FILE = Path(__file__).with_name("faithfulness_weights.json")
 FEATURES = ("unseen", "name")
 
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-zA-Z]+\b")
+# A capitalised word that does not start a sentence and is not the tail of a compound
+# ("Retry-After").
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)(?<![-\w])[A-Z][a-zA-Z]+\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +113,12 @@ def model_from(data: Mapping[str, Any]) -> Model:
 
 
 def missing_names(text: str, known: frozenset[str]) -> tuple[str, ...]:
-    """Capitalised words after the first that name something the context never names."""
+    """Capitalised words after the first that name something the context never names (a
+    stopword such as "After" names nothing)."""
     found = []
     for word in _NAME.findall(text.strip().lstrip("*-+#0123456789.) ")):
-        if stem(word.lower()) not in known and word not in found:
+        stemmed = stems(word)
+        if stemmed and not known.issuperset(stemmed) and word not in found:
             found.append(word)
     return tuple(found)
 
