@@ -22,6 +22,7 @@ from ragguard.metrics.faithfulness import (
     lexical_verdicts,
     verdict_lines,
 )
+from ragguard.metrics.faithfulness_model import shipped_model
 from ragguard.metrics.text import segment
 
 PASSAGE = (
@@ -322,3 +323,21 @@ def test_tricky_set_accuracy_is_what_the_docs_report():
     measured["all"] = f"{overall.agree}/{overall.n} = {overall.accuracy:.2f}"
     assert documented_accuracy() == measured
     assert f"Overall Cohen's kappa is {overall.kappa:.2f}." in DOC.read_text(encoding="utf-8")
+
+
+def test_the_tricky_set_at_the_other_strictness_levels_is_what_the_docs_report():
+    items = load_calibration(TRICKY)
+    table = DOC.read_text(encoding="utf-8").split("<!-- tricky-table -->")[1]
+    rows = {
+        cells[0]: cells
+        for line in table.splitlines()[2:]
+        if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])
+    }
+    for column, level in ((3, "balanced"), (4, "strict")):
+        threshold = shipped_model().threshold(level)
+        for kind in sorted({item.kind for item in items}):
+            agreement = lexical_agreement([i for i in items if i.kind == kind], threshold)
+            assert rows[kind][column] == f"{agreement.agree}/{agreement.n}", (kind, level)
+        overall = lexical_agreement(items, threshold)
+        assert rows["all"][column] == f"{overall.agree}/{overall.n}"
+        assert f"{level.capitalize()}: {overall.kappa:.2f}" in table

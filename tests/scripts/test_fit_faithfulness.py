@@ -5,6 +5,7 @@ fits on the RAGTruth development half (#29 items 1 and 2). The data tests need
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -71,3 +72,38 @@ def test_the_shipped_model_is_what_the_procedure_fits_on_the_data(answers):
     shipped = fitting.WEIGHTS_FILE.read_text(encoding="utf-8")
     fitted = {"about": fitting.ABOUT, **fitting.fit(answers)}
     assert fitting.rendered(fitted) == shipped
+
+
+def _cells(line: str) -> list[str]:
+    return [
+        cell.strip().strip("*").replace(" %", "%") for cell in line.strip().strip("|").split("|")
+    ]
+
+
+def _doc_rows(marker: str) -> list[list[str]]:
+    text = (ROOT / "docs" / "generation.md").read_text(encoding="utf-8")
+    block = text.split(f"<!-- {marker} -->")[1].split(f"<!-- /{marker} -->")[0]
+    return [_cells(line) for line in block.splitlines() if line.startswith("| ")]
+
+
+def test_the_documented_held_out_figures_are_what_the_procedure_measures(answers):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import faithfulness_real as benchmark
+
+    held = benchmark.held_out(answers, 5, 0)
+    documented = _doc_rows("ragtruth-table")
+    levels = _doc_rows("strictness-table")
+    for level in fitting.LEVELS:
+        answer_row, sentence_row, _ = benchmark.level_rows(held, level, 5)
+        measured, sentence = _cells(answer_row), _cells(sentence_row)
+        response = next(r for r in documented if r[0].startswith(f"ragguard, held out, {level}"))
+        assert response[1:] == measured[1:], level
+        sentences = [r for r in documented if r[0] == f"ragguard, held out, {level}"]
+        assert sentences and sentences[0][1:] == sentence[1:], level
+        spread = measured[0].split("(", 1)[1].rstrip(")")
+        assert spread.replace("fold F1", "F1") in response[0].replace("folds: ", ""), level
+        shipped = fitting.rendered({"about": fitting.ABOUT, **fitting.fit(answers)})
+        threshold = f"{json.loads(shipped)['levels'][level]:.4f}"
+        (documented_level,) = [r for r in levels if r[0].split()[0].strip("`") == level]
+        assert documented_level[1:6] == [threshold, *measured[1:4], measured[5]], level
+        assert documented_level[6] == sentence[3], level
