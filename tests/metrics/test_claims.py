@@ -121,3 +121,14 @@ def test_non_claims_are_found_by_segment_id():
         "- The passages do not mention refresh tokens.\n"
     )
     assert non_claims(segment(answer)) == {"s1": NOT_A_LEAD_IN, "s3": NOT_A_REFUSAL}
+
+
+def test_relation_words_are_not_content():
+    """#29: "Within a year." claims a year; "within", in every chunk of a shipping policy,
+    made it look a quarter supported."""
+    assert list(claim_of("Within a year.").stems) == ["year"]
+    assert list(claim_of("Ships across the country within 2 days.").stems) == [
+        "ship",
+        "countri",
+        "day",
+    ]

@@ -69,9 +69,11 @@ def test_a_finding_whose_penalty_is_not_positive_is_no_reason():
 
 def test_names_are_capitalised_words_after_a_sentence_start_that_the_context_lacks():
     text = "Aristotle wrote it in Greece. Then Plato: Yes, in Athens."
-    assert missing_names(text, frozenset({"athen"})) == ("Greece", "Plato")
+    assert missing_names(text, {"athen"}.__contains__) == ("Greece", "Plato")
     # The tail of a compound and a stopword name nothing.
-    assert missing_names("It returns a Retry-After header, After all.", frozenset({"retri"})) == ()
+    assert (
+        missing_names("It returns a Retry-After header, After all.", {"retri"}.__contains__) == ()
+    )
 
 
 def test_the_shipped_model_is_plain_data_with_ordered_levels():

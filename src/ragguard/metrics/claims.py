@@ -21,8 +21,9 @@ almost every real answer (docs/generation.md, "Measured on real answers"). The r
   2``; so are unit conversions in parentheses (``58 degrees Fahrenheit (15 degrees
   Celsius)``): the converted number is the first one said again, not a new claim.
 - Framing words ("based", "according", "provided", "passage", "answer", "important", "note",
-  "however", "overall", ...) are not content: a segment with no content word left is not a
-  claim, and the words never count for or against a claim.
+  "however", "overall", ...) and relation words NLTK's stopwords lack ("within", "among",
+  "across", ...) are not content: a segment with no content word left is not a claim, and
+  the words never count for or against a claim.
 
 What remains is checked: its content stems and its quantities.
 """
@@ -57,12 +58,21 @@ FRAMING_WORDS = word_set(
     summarize conclusion example examples instance etc include includes including
     """
 )
+# Prepositions and adverbs NLTK's stopword list lacks: they relate a claim's words but claim
+# nothing a chunk could hold ("Within a year." states a year, not "within").
+RELATION_WORDS = word_set(
+    """
+    within upon among amongst across along alongside around behind beyond beside besides
+    toward towards onto throughout unlike despite except inside outside near underneath
+    """
+)
 
 
 @functools.cache
 def _framing_stems() -> frozenset[str]:
-    """The framing words' stems, made on first use (the stemmer loads then, not at import)."""
-    return frozenset(stem(word) for word in FRAMING_WORDS)
+    """The framing and relation words' stems, made on first use (the stemmer loads then, not
+    at import)."""
+    return frozenset(stem(word) for word in FRAMING_WORDS | RELATION_WORDS)
 
 
 _CITATION = re.compile(

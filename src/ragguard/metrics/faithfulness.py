@@ -17,8 +17,8 @@ answers"). Per statement of the answer:
    ``2``; citations such as "(Passage 1)" and step references are not quantities), and a
    **contradiction**: a clause of the statement that matches a clause of the context word
    for word while exactly one of the two is negated.
-4. What the checks found (:func:`findings_of`) is weighed into a risk by the model learned
-   from human-labelled answers (:mod:`ragguard.metrics.faithfulness_model`): the score is
+4. What the checks found (:func:`findings_of`) is scored by the model learned from
+   human-labelled answers (:mod:`ragguard.metrics.faithfulness_model`): the score is
    the support share less the penalties of the other findings (a name no chunk holds, words
    no chunk uses, ...), 0 when a check of step 3 fails. The statement is supported when the
    score reaches the threshold (the strictness level's, default :data:`DEFAULT_THRESHOLD`).
@@ -125,6 +125,10 @@ class Context:
     negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
     evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
 
+    def knows(self, stemmed: str) -> bool:
+        """True when a chunk or the question has the stem."""
+        return stemmed in self.question_stems or stemmed in self.evidence_with
+
     def weight(self, stemmed: str) -> float:
         """How much a word counts in a claim: log(1 + (N + 1) / (n + 1)) for N pieces of
         evidence, n of them holding the word (an inverse document frequency over the
@@ -229,7 +233,6 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
     allowed = _holding_quantities(claim, context)
     share, evidence = _best_evidence(claim, allowed, context)
     number = _missing_number(claim, evidence) if allowed is not None and not allowed else None
-    known = context.question_stems | context.evidence_with.keys()
     content = [s for s in claim.stems if s not in context.question_stems]
     unseen = [s for s in content if s not in context.evidence_with]
     findings = Findings(
@@ -237,7 +240,7 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
         unseen=len(unseen) / len(content) if content else 0.0,
         number=number,
         contradiction=None if number else _contradiction(text, claim, context),
-        names=missing_names(without_citations(text), frozenset(known)),
+        names=missing_names(without_citations(text), context.knows),
         missing_words=tuple(_missing_words(claim, evidence, context)),
         unseen_words=tuple(_shown([claim.stems[s] for s in unseen])),
     )

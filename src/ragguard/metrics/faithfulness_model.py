@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,13 +112,14 @@ def model_from(data: Mapping[str, Any]) -> Model:
     )
 
 
-def missing_names(text: str, known: frozenset[str]) -> tuple[str, ...]:
-    """Capitalised words after the first that name something the context never names (a
-    stopword such as "After" names nothing)."""
+def missing_names(text: str, known: Callable[[str], bool]) -> tuple[str, ...]:
+    """Capitalised words after the first that name something the context never names
+    (``known``: whether the context or the question has a stem; a stopword such as "After"
+    names nothing)."""
     found = []
     for word in _NAME.findall(text.strip().lstrip("*-+#0123456789.) ")):
         stemmed = stems(word)
-        if stemmed and not known.issuperset(stemmed) and word not in found:
+        if stemmed and not all(map(known, stemmed)) and word not in found:
             found.append(word)
     return tuple(found)
 
