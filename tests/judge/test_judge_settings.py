@@ -10,6 +10,7 @@ from ragguard.config.sections.generation import generation_settings
 from ragguard.core.errors import InputError
 from ragguard.core.yaml_lines import parse_yaml
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD
+from ragguard.metrics.faithfulness_model import shipped_model
 from ragguard.metrics.settings import DEFAULT_CACHE
 
 
@@ -28,6 +29,21 @@ def test_defaults_without_a_config():
     assert (result.faithfulness_method, result.threshold) == ("lexical", DEFAULT_THRESHOLD)
     assert (result.relevance_method, result.abstention_method) == ("lexical", "lexical")
     assert result.judge is None and not result.uses_judge
+
+
+@pytest.mark.parametrize("level", ["lenient", "balanced", "strict"])
+def test_a_strictness_level_is_its_measured_threshold(level):
+    result = settings(f"faithfulness: {{strictness: {level}}}\n")
+    assert result.threshold == shipped_model().threshold(level)
+    assert result.fingerprint(["faithfulness"])["faithfulness"]["threshold"] == result.threshold
+
+
+def test_strictness_errors_name_the_key():
+    assert "faithfulness.strictness: strictness must be one of lenient, balanced, strict, " in (
+        error("faithfulness: {strictness: [strict]}\n")
+    )
+    both = error("faithfulness:\n  strictness: strict\n  threshold: 0.5\n")
+    assert "ragguard.yml:3: faithfulness.threshold: set strictness or threshold, not both" in both
 
 
 def test_full_judge_section():

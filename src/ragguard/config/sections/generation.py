@@ -2,8 +2,8 @@
 ``abstention:`` and ``judge:``. Every problem names the file, the line and the key.
 
 ```yaml
-faithfulness: {method: lexical, strictness: balanced}  # lenient | balanced | strict; or
-                                                     # threshold: 0.79; or method: judge
+faithfulness: {method: lexical, strictness: lenient}  # lenient | balanced | strict; or
+                                                     # threshold: 0.2; or method: judge
 answer_relevance: {method: lexical}                  # or judge
 abstention: {method: lexical, auto: true}            # or judge; auto: false, only when listed
 judge:
