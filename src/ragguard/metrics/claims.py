@@ -129,10 +129,11 @@ NO_CONTENT = "not a claim: no content words"
 @dataclass(frozen=True, slots=True)
 class Claim:
     """What one statement claims: its content stems (first spelling kept for the reason
-    shown in a report) and its quantities."""
+    shown in a report), its quantities and the text they were read from."""
 
     stems: dict[str, str]
     quantities: frozenset[float]
+    text: str = ""  # the statement without its citations and conversions
 
 
 def without_citations(text: str) -> str:
@@ -172,7 +173,7 @@ def claim_of(text: str) -> Claim | None:
     amounts = quantities(cleaned)
     if not spelled and not amounts:
         return None
-    return Claim(spelled, amounts)
+    return Claim(spelled, amounts, cleaned)
 
 
 def why_not_a_claim(text: str) -> str | None:

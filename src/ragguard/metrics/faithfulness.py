@@ -240,7 +240,7 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
         unseen=len(unseen) / len(content) if content else 0.0,
         number=number,
         contradiction=None if number else _contradiction(text, claim, context),
-        names=missing_names(without_citations(text), context.knows),
+        names=missing_names(claim.text, context.knows),
         missing_words=tuple(_missing_words(claim, evidence, context)),
         unseen_words=tuple(_shown([claim.stems[s] for s in unseen])),
     )
