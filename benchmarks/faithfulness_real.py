@@ -37,7 +37,6 @@ import argparse
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import tempfile
@@ -98,24 +97,11 @@ def load_data(data: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return sources, responses
 
 
-def statement_spans(response: str, texts: Sequence[str]) -> list[tuple[int, int] | None]:
-    """Character spans of ragguard's statements in the answer (whitespace may differ:
-    segmentation joins the lines of a list item)."""
-    spans: list[tuple[int, int] | None] = []
-    position = 0
-    for text in texts:
-        pattern = re.compile(r"\s*".join(re.escape(word) for word in text.split()))
-        found = pattern.search(response, position) or pattern.search(response)
-        spans.append((found.start(), found.end()) if found else None)
-        position = found.end() if found else position
-    return spans
-
-
 def human_verdicts(response: dict[str, Any]) -> dict[str, Any]:
     """``meta.human`` for one answer: faithful, and per statement whether no marked span
     overlaps it."""
     segments = segment(response["response"])
-    spans = statement_spans(response["response"], [s.text for s in segments])
+    spans = fitting.statement_spans(response["response"], [s.text for s in segments])
     labels = response["labels"]
     sentences = {}
     for seg, span in zip(segments, spans, strict=True):
