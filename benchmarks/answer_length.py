@@ -6,20 +6,25 @@ at the first answer when the file runs out), cut at 500, 1,000, 2,000 and 4,000 
 (as ``ragguard.metrics.text.segment`` counts them) and at 1,000,000 characters. The context
 is the three passages of every source of ``sources.jsonl`` as (chunk id, text) pairs
 (``<source_id>-p1`` ...; ``--sources N``: of the first N only), and the question is the
-first source's.
+first source's. ``--passages N`` cycles that context to N passages (the copies get the
+ids ``<chunk id>~2``, ``~3`` ...): ``--passages 2550`` is the 255 passages ten times over,
+a long context that repeats itself as real ones do.
 
 Measured, for each answer, in this process: what ``ragguard score`` does for one answer's
 lexical faithfulness -- ``segment(answer)``, then ``lexical_verdicts(segments, context,
 threshold, question)``, then ``faithfulness_score(verdicts)`` -- best of ``--repeat`` runs
 (wall clock, ``time.perf_counter``), the stem cache (and the analysed context, when
 ``analyse_context`` caches it) cleared before every run so that each run pays what a first
-run pays. Printed: sentences, characters, seconds and microseconds per sentence, and the
-ratio time(4,000) / time(2,000) (linear: about 2; quadratic: about 4).
+run pays. Printed: sentences, characters, seconds (wall; and CPU, which other processes on
+a busy machine do not inflate) and microseconds per sentence, the ratio time(4,000) /
+time(2,000) (linear: about 2; quadratic: about 4), and how many of the 1 MB answer's
+statements are distinct (the file's answers come round again about three times).
 
 Then the 1,000,000-character answer as a whole process: a one-question test set and a
 recorded run (every passage retrieved, the long answer) written to a temporary folder and
-scored by ``python -m ragguard score --metrics faithfulness --out ...``; its wall time and
-the child's peak RSS are printed, and its faithfulness must equal the in-process value.
+scored by ``python -m ragguard score --metrics faithfulness --out ...``, ``--repeat`` times;
+the best wall time, the best CPU time (the child's user + system) and the children's peak
+RSS are printed, and its faithfulness must equal the in-process value.
 
 Exits 1 when the 1 MB answer takes more than 2 s in process, the 4,000 / 2,000 ratio is
 over 3, or the whole-process score differs; 2 when the data folder is missing.
@@ -27,6 +32,7 @@ over 3, or the whole-process score differs; 2 when the data folder is missing.
     python benchmarks/answer_length.py
     python benchmarks/answer_length.py --repeat 5 --data /path/to/ragtruth-qa-dev
     python benchmarks/answer_length.py --sources 1    # one question's 3 passages as context
+    python benchmarks/answer_length.py --passages 2550   # the 255 passages ten times over
 """
 
 from __future__ import annotations
@@ -74,6 +80,16 @@ def load_data(folder: Path, sources_wanted: int | None) -> tuple[list[str], Cont
         for number, text in enumerate(source["passages"], start=1)
     ]
     return answers, context, sources[0]["question"]
+
+
+def cycled_context(context: Context, wanted: int) -> Context:
+    """The passages in order, again from the first until ``wanted`` of them; a copy's id is
+    the passage's with ``~2``, ``~3`` ... after it (one id per chunk)."""
+    return [
+        (chunk_id if index < len(context) else f"{chunk_id}~{index // len(context) + 1}", text)
+        for index in range(wanted)
+        for chunk_id, text in [context[index % len(context)]]
+    ]
 
 
 def cycled(answers: Sequence[str]) -> Iterator[str]:
@@ -162,9 +178,12 @@ def time_answers(
     return [Timing(tuple(w), tuple(c)) for w, c in zip(wall, cpu, strict=True)], values
 
 
-def whole_process(answer: str, context: Context, question: str) -> tuple[float, float, float]:
-    """``python -m ragguard score`` on a one-question test set and run holding ``answer``:
-    wall seconds, the child's peak RSS in MiB, and the faithfulness it wrote."""
+def whole_process(
+    answer: str, context: Context, question: str, repeat: int
+) -> tuple[Timing, float, float]:
+    """``python -m ragguard score`` on a one-question test set and run holding ``answer``,
+    ``repeat`` times: the wall and CPU seconds of each run (the child's user + system time),
+    the children's peak RSS in MiB, and the faithfulness it wrote."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         testset, run, out = folder / "testset.jsonl", folder / "run.jsonl", folder / "out.json"
@@ -175,15 +194,22 @@ def whole_process(answer: str, context: Context, question: str) -> tuple[float, 
         run.write_text(json.dumps(record) + "\n", encoding="utf-8")
         command = [sys.executable, "-m", "ragguard", "score", "--testset", str(testset)]
         command += ["--run", str(run), "--metrics", "faithfulness", "--out", str(out)]
-        start = time.perf_counter()
-        done = subprocess.run(command, capture_output=True, text=True, cwd=folder, check=False)
-        seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            sys.exit(f"ragguard score failed ({done.returncode}): {done.stderr.strip()}")
+        wall: list[float] = []
+        cpu: list[float] = []
+        for _ in range(repeat):
+            out.unlink(missing_ok=True)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, cwd=folder, check=False)
+            wall.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            if done.returncode != 0:
+                sys.exit(f"ragguard score failed ({done.returncode}): {done.stderr.strip()}")
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         peak_mib = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
         value = load_results(out).questions[0].metrics["faithfulness"]
-    return seconds, peak_mib, value
+    return Timing(tuple(wall), tuple(cpu)), peak_mib, value
 
 
 def main() -> int:
@@ -196,6 +222,12 @@ def main() -> int:
         default=None,
         help="context: the passages of the first N sources only (default: all)",
     )
+    parser.add_argument(
+        "--passages",
+        type=int,
+        default=None,
+        help="context: the passages cycled to N (copies named <id>~2 ...; default: as read)",
+    )
     args = parser.parse_args()
     if not ((args.data / "responses.jsonl").is_file() and (args.data / "sources.jsonl").is_file()):
         print(
@@ -205,6 +237,8 @@ def main() -> int:
         )
         return 2
     pool, context, question = load_data(args.data, args.sources)
+    if args.passages is not None:
+        context = cycled_context(context, args.passages)
     print(environment())
     print(
         f"answers: {len(pool)} LLM answers from {args.data} in file order, joined by blank "
@@ -220,23 +254,30 @@ def main() -> int:
     stem("warm")  # the stemmer's import, once per process, is not the answer's cost
     timings, values = time_answers(answers, context, question, args.repeat)
 
-    print(f"{'sentences':>10} {'characters':>11} {'seconds':>8} {'us/sentence':>12} {'score':>6}")
+    header = f"{'sentences':>10} {'characters':>11} {'seconds':>8} {'cpu s':>6}"
+    print(f"{header} {'us/sentence':>12} {'score':>6}")
     for answer, timing, value in zip(answers, timings, values, strict=True):
         sentences = len(segment(answer))
         print(
-            f"{sentences:>10,} {len(answer):>11,} {timing.best:>8.3f} "
+            f"{sentences:>10,} {len(answer):>11,} {timing.best:>8.3f} {timing.best_cpu:>6.3f} "
             f"{timing.best / sentences * 1e6:>12.1f} {value:>6.3f}"
         )
     by_count = dict(zip(SENTENCES, timings[: len(SENTENCES)], strict=True))
     ratio = by_count[4_000].best / by_count[2_000].best
     megabyte = timings[-1].best
     print(f"time(4,000) / time(2,000): {ratio:.2f} (linear ~2, quadratic ~4; target <= 3)")
+    statements = segment(answers[-1])
+    print(
+        f"the 1 MB answer repeats the file's answers: {len(statements):,} statements, "
+        f"{len({s.text for s in statements}):,} distinct"
+    )
 
-    seconds, peak_mib, value = whole_process(answers[-1], context, question)
+    process, peak_mib, value = whole_process(answers[-1], context, question, args.repeat)
     same = abs(value - values[-1]) < 1e-12
     print(
         f"whole process, 1 MB answer: `python -m ragguard score --metrics faithfulness` "
-        f"{seconds:.2f} s wall, peak RSS {peak_mib:.0f} MiB, faithfulness {value:.3f} "
+        f"{process.best:.2f} s wall, {process.best_cpu:.2f} s CPU (best of {args.repeat}), "
+        f"peak RSS {peak_mib:.0f} MiB, faithfulness {value:.3f} "
         f"({'equal to' if same else 'DIFFERS from'} the in-process value)"
     )
     ok = megabyte <= TARGET_SECONDS and ratio <= TARGET_RATIO and same

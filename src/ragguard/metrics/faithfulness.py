@@ -30,10 +30,8 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
 from ragguard.metrics.faithfulness_model import (
@@ -43,6 +41,14 @@ from ragguard.metrics.faithfulness_model import (
     missing_names,
     reasons,
     shipped_model,
+)
+from ragguard.metrics.support_search import (
+    Postings,
+    SidedIndex,
+    heaviest_shared,
+    most_shared_by_side,
+    postings,
+    sided_index,
 )
 from ragguard.metrics.text import (
     NEGATION,
@@ -119,8 +125,8 @@ class Context:
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
-    evidence_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
-    clauses_with: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    evidence_with: Postings[str] = field(default_factory=lambda: postings([]))
+    clauses_with: SidedIndex = field(default_factory=lambda: sided_index([]))
     asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
     negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
     evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
@@ -138,36 +144,24 @@ class Context:
         return math.log(1 + pieces / (1 + len(self.evidence_with.get(stemmed, ()))))
 
 
-def _postings(stem_sets: Sequence[frozenset[Any]]) -> dict[Any, tuple[int, ...]]:
-    """Stem -> positions of the sets holding it: a statement is compared with the pieces of
-    context that share a word with it, not with every piece (long contexts stay fast)."""
-    found: dict[Any, list[int]] = {}
-    for index, stem_set in enumerate(stem_sets):
-        for stemmed in stem_set:
-            found.setdefault(stemmed, []).append(index)
-    return {stemmed: tuple(indexes) for stemmed, indexes in found.items()}
+# One chunk's text analysed: its evidence windows' stems, its quantities, its clauses.
+_Passage = tuple[tuple[frozenset[str], ...], frozenset[float], tuple[Clause, ...]]
 
 
-def _heaviest_shared(
-    wanted: Sequence[str],
-    weights: Mapping[str, float],
-    postings: Mapping[str, tuple[int, ...]],
-    allowed: set[int] | None,
-) -> tuple[int, float]:
-    """(position, weight) of the allowed set holding the heaviest share of ``wanted``; ties
-    go to the first. (-1, 0.0) when no allowed set holds any."""
-    found: dict[int, float] = {}
-    for stemmed in wanted:
-        weight = weights[stemmed]
-        for index in postings.get(stemmed, ()):
-            found[index] = found.get(index, 0.0) + weight
-    best, top = -1, 0.0
-    for index, total in found.items():
-        if (allowed is None or index in allowed) and (
-            total > top or (total == top and index < best)
-        ):
-            best, top = index, total
-    return best, top
+def _analyse_passage(text: str, asked: frozenset[float]) -> _Passage:
+    """The windows of up to EVIDENCE_SENTENCES adjacent sentences (from each sentence, one
+    window per length), the quantities (and the question's) and the clauses of one chunk's
+    text. A context that repeats a passage analyses it once."""
+    sentences = split_sentences(text)
+    sentence_stems = [frozenset(stems(sentence)) for sentence in sentences]
+    windows: list[frozenset[str]] = []
+    for start in range(len(sentences)):
+        joined: frozenset[str] = frozenset()
+        for offset in range(min(EVIDENCE_SENTENCES, len(sentences) - start)):
+            joined |= sentence_stems[start + offset]
+            windows.append(joined)
+    found = tuple(clause for sentence in sentences for clause in clauses(sentence))
+    return tuple(windows), asked | quantities(without_citations(text)), found
 
 
 @functools.lru_cache(maxsize=256)
@@ -177,29 +171,25 @@ def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") ->
     evidence: list[Evidence] = []
     context_clauses: list[Clause] = []
     asked = quantities(question)
+    seen: dict[str, _Passage] = {}
     for chunk_id, text in context:
-        sentences = split_sentences(text)
-        sentence_stems = [frozenset(stems(sentence)) for sentence in sentences]
-        amounts = asked | quantities(without_citations(text))
-        for start in range(len(sentences)):
-            joined: frozenset[str] = frozenset()
-            for offset in range(min(EVIDENCE_SENTENCES, len(sentences) - start)):
-                joined |= sentence_stems[start + offset]
-                evidence.append(Evidence(chunk_id, joined, amounts))
-        for sentence in sentences:
-            context_clauses.extend(clauses(sentence))
+        if text not in seen:
+            seen[text] = _analyse_passage(text, asked)
+        windows, amounts, found = seen[text]
+        evidence.extend(Evidence(chunk_id, window, amounts) for window in windows)
+        context_clauses.extend(found)
     return Context(
         evidence=tuple(evidence),
         clauses=tuple(context_clauses),
         question_stems=frozenset(stems(question)),
         empty=not context,
-        evidence_with=_postings([e.stems for e in evidence]),
-        clauses_with=_postings([c.stems for c in context_clauses]),
+        evidence_with=postings([e.stems for e in evidence]),
+        clauses_with=sided_index([(c.stems, c.negated) for c in context_clauses]),
         asked=asked,
         negated_words=frozenset().union(*(c.stems for c in context_clauses if c.negated)),
         evidence_holding={
             amount: frozenset(indexes)
-            for amount, indexes in _postings([e.quantities for e in evidence]).items()
+            for amount, indexes in postings([e.quantities for e in evidence]).items()
         },
     )
 
@@ -247,20 +237,21 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
     return findings, evidence
 
 
-def _holding_quantities(claim: Claim, context: Context) -> set[int] | None:
+def _holding_quantities(claim: Claim, context: Context) -> frozenset[int] | None:
     """Positions of the evidence whose chunk (or the question) holds every quantity of the
-    claim; None when every piece qualifies (no quantity, or only the question's)."""
-    allowed: set[int] | None = None
+    claim; None when every piece qualifies (no quantity, or only the question's). For one
+    quantity, the context's own frozenset: the search keeps its bits."""
+    allowed: frozenset[int] | None = None
     for amount in claim.quantities - context.asked:
         holding = context.evidence_holding.get(amount, frozenset())
-        allowed = set(holding) if allowed is None else allowed & holding
+        allowed = holding if allowed is None else allowed & holding
         if not allowed:
-            return set()
+            return frozenset()
     return allowed
 
 
 def _best_evidence(
-    claim: Claim, allowed: set[int] | None, context: Context
+    claim: Claim, allowed: frozenset[int] | None, context: Context
 ) -> tuple[float, Evidence | None]:
     """The share of the claim's stems found in the best evidence among ``allowed`` (all, or
     when none is allowed all of it, for the note); question stems count as found; ties go
@@ -269,7 +260,7 @@ def _best_evidence(
     weights = {stemmed: context.weight(stemmed) for stemmed in claim.stems}
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = sum(weights[s] for s in claim.stems if s in context.question_stems)
-    index, found = _heaviest_shared(wanted, weights, context.evidence_with, candidates)
+    index, found = heaviest_shared(wanted, weights, context.evidence_with, candidates)
     if index < 0:
         index = min(candidates) if candidates else 0
     best = context.evidence[index] if context.evidence else None
@@ -310,16 +301,7 @@ def _matches_by_polarity(clause: Clause, context: Context) -> tuple[int, tuple[i
     (position, words) of the best context clause of the opposite polarity (ties: the first).
     A context that says both (the same words with and without a negation) contradicts
     nothing."""
-    counts: Counter[int] = Counter()
-    for stemmed in clause.stems:
-        counts.update(context.clauses_with.get(stemmed, ()))
-    same, best, top = 0, -1, 0
-    for index, n in counts.items():
-        if context.clauses[index].negated == clause.negated:
-            same = max(same, n)
-        elif n > top or (n == top and index < best):
-            best, top = index, n
-    return same, ((best, top) if best >= 0 else None)
+    return most_shared_by_side(clause.stems, context.clauses_with, clause.negated)
 
 
 def _number(value: float) -> str:
@@ -350,7 +332,23 @@ def lexical_verdicts(
 ) -> tuple[SentenceVerdict, ...]:
     """Lexical verdicts for every segment of an answer against its context and question."""
     analysed = analyse_context(tuple(context), question)
-    return tuple(judge_sentence(segment, analysed, threshold) for segment in segments)
+    judged: dict[tuple[str, str], SentenceVerdict] = {}
+    return tuple(_judged_once(segment, analysed, threshold, judged) for segment in segments)
+
+
+def _judged_once(
+    segment: Segment,
+    context: Context,
+    threshold: float | None,
+    judged: dict[tuple[str, str], SentenceVerdict],
+) -> SentenceVerdict:
+    """The verdict on ``segment``, judged once per distinct statement (text and kind) of an
+    answer: a long answer repeats sentences, and the verdict depends on nothing else."""
+    key = (segment.text, segment.kind)
+    verdict = judged.get(key)
+    if verdict is None:
+        verdict = judged[key] = judge_sentence(segment, context, threshold)
+    return verdict if verdict.id == segment.id else replace(verdict, id=segment.id)
 
 
 def faithfulness_score(verdicts: Sequence[SentenceVerdict]) -> float:

@@ -1,0 +1,215 @@
+"""The search behind lexical faithfulness: which piece of context shares the most with a
+statement.
+
+The pieces (evidence windows, context clauses) are numbered; :class:`Postings` maps a stem to
+the positions of the pieces holding it and, on first use, to the same positions as the bits
+of one integer. :func:`heaviest` then splits the positions by the statement's stems, the
+heaviest first: the pieces holding a stem go one way, the others the other, and a group that
+can no longer reach the best total found so far is dropped. Pieces that hold the same stems
+of the statement stay together in one integer however many there are, so a long context that
+repeats its passages costs little more than one that does not, and a stem that every
+remaining piece holds adds its weight without a split. The bit operations run in C; the
+Python loop runs once per group, not once per piece.
+
+The totals of the groups left are then summed again in the statement's own order of stems,
+so the scores are the same floats, bit for bit, as adding each piece's weights one by one.
+
+The context's clauses (for the contradiction check) are counted instead, each distinct
+clause once per polarity (:class:`SidedIndex`): every stem counts 1, and the counting runs in
+C (``Counter``) over the distinct clauses holding one of the statement's stems.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from itertools import chain
+from typing import TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
+
+# Totals summed in another order differ by a few units in the last place; a group within this
+# share of the best total is summed again exactly before the best is chosen.
+_SLACK = 1e-9
+_REMEMBERED = 4096  # sets of allowed positions kept as bits (all forgotten when full)
+
+
+class Postings(dict[Key, tuple[int, ...]]):
+    """Key (a stem) -> positions of the pieces holding it, in order (a dict: its lookups run
+    in C); and, on first use, the same positions as the bits of an int."""
+
+    def __init__(self, positions: dict[Key, tuple[int, ...]], size: int) -> None:
+        super().__init__(positions)
+        self._size = size
+        self._bits: dict[Key, int] = {}
+        self._among: dict[frozenset[int], int] = {}
+        self._everything: int | None = None
+
+    @property
+    def everything(self) -> int:
+        """Every position, as the set bits of an int."""
+        if self._everything is None:
+            self._everything = all_bits(self._size)
+        return self._everything
+
+    @property
+    def size(self) -> int:
+        """How many pieces are numbered (positions run from 0 to size - 1)."""
+        return self._size
+
+    def bits(self, key: Key) -> int:
+        """The positions holding ``key`` as the set bits of an int (0 when none)."""
+        found = self._bits.get(key)
+        if found is None:
+            found = self._bits[key] = bits_of(self.get(key, ()), self._size)
+        return found
+
+    def among(self, allowed: AbstractSet[int] | None) -> int:
+        """The ``allowed`` positions (all when None) as the set bits of an int. Remembered
+        for a frozenset (whose hash Python keeps): statements repeat their numbers, and the
+        positions holding a number are one frozenset of the context."""
+        if allowed is None:
+            return self.everything
+        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
+        found = self._among.get(key)
+        if found is None:
+            if len(self._among) >= _REMEMBERED:
+                self._among.clear()
+            found = self._among[key] = bits_of(key, self._size)
+        return found
+
+
+def postings(sets: Sequence[frozenset[Key]]) -> Postings[Key]:
+    """Key -> positions of the sets holding it: a statement is compared with the pieces of
+    context that share a word with it, not with every piece (long contexts stay fast)."""
+    found: dict[Key, list[int]] = {}
+    for index, keys in enumerate(sets):
+        for key in keys:
+            found.setdefault(key, []).append(index)
+    return Postings({key: tuple(indexes) for key, indexes in found.items()}, len(sets))
+
+
+def bits_of(positions: Iterable[int], size: int) -> int:
+    """Positions (each below ``size``) as the set bits of an int."""
+    packed = bytearray((size + 7) // 8)
+    for position in positions:
+        packed[position >> 3] |= 1 << (position & 7)
+    return int.from_bytes(packed, "little")
+
+
+def all_bits(size: int) -> int:
+    """Positions 0 to size - 1."""
+    return (1 << size) - 1
+
+
+def lowest(positions: int) -> int:
+    """The first position of a non-empty set of bits."""
+    return (positions & -positions).bit_length() - 1
+
+
+def heaviest(masks: Sequence[int], weights: Sequence[float], among: int) -> list[tuple[int, int]]:
+    """The groups of positions of ``among`` that hold the heaviest share of the items.
+
+    Item ``i`` weighs ``weights[i]`` and is held by the positions set in ``masks[i]``; a
+    position's total is the weight of the items it holds. Returned: (items held as bits,
+    positions holding exactly those items among ``among``) for every group whose total may be
+    the best (within a rounding slack: the caller sums the candidates again in its own order).
+    Positions holding no item are never returned; no group when none holds any.
+    """
+    order = sorted(
+        (item for item, mask in enumerate(masks) if mask & among), key=lambda i: -weights[i]
+    )
+    remaining = [0.0] * (len(order) + 1)
+    for depth in range(len(order) - 1, -1, -1):
+        remaining[depth] = remaining[depth + 1] + weights[order[depth]]
+    slack = _SLACK * remaining[0]
+    best = 0.0
+    groups: list[tuple[float, int, int]] = []
+    leaf = len(order)
+    stack = [(0, among, 0.0, 0)]
+    while stack:
+        depth, positions, total, held = stack.pop()
+        if total + remaining[depth] < best - slack:
+            continue
+        if depth == leaf:
+            if held:
+                groups.append((total, held, positions))
+            continue
+        item = order[depth]
+        holding = positions & masks[item]
+        lacking = positions ^ holding
+        if lacking:
+            stack.append((depth + 1, lacking, total, held))
+        if holding:
+            with_item = total + weights[item]
+            best = max(best, with_item)
+            stack.append((depth + 1, holding, with_item, held | 1 << item))
+    return [(held, positions) for total, held, positions in groups if total >= best - slack]
+
+
+def heaviest_shared(
+    wanted: Sequence[str],
+    weights: Mapping[str, float],
+    postings: Postings[str],
+    allowed: AbstractSet[int] | None,
+) -> tuple[int, float]:
+    """(position, weight) of the allowed set holding the heaviest share of ``wanted``; ties
+    go to the first. (-1, 0.0) when no allowed set holds any.
+
+    A position's weight is the sum of the weights of the ``wanted`` stems it holds, added in
+    the order of ``wanted``."""
+    among = postings.among(allowed)
+    masks = [postings.bits(stemmed) for stemmed in wanted]
+    best, top = -1, 0.0
+    for held, positions in heaviest(masks, [weights[s] for s in wanted], among):
+        total = sum(weights[stemmed] for item, stemmed in enumerate(wanted) if held >> item & 1)
+        index = lowest(positions)
+        if total > top or (total == top and index < best):
+            best, top = index, total
+    return best, top
+
+
+@dataclass(frozen=True)
+class SidedIndex:
+    """Pieces of text on one of two sides (a clause and its polarity), each distinct piece
+    once: a context that repeats a passage repeats its clauses, and the first of equal
+    pieces is the one a tie goes to. Per side (``False``, then ``True``): the first
+    position of each distinct piece, in order, and stem -> the distinct pieces holding it."""
+
+    first: tuple[tuple[int, ...], tuple[int, ...]]
+    holding: tuple[Postings[str], Postings[str]]
+
+
+def sided_index(pieces: Sequence[tuple[frozenset[str], bool]]) -> SidedIndex:
+    """The index of (stems, side) pieces given in order."""
+    first: dict[tuple[frozenset[str], bool], int] = {}
+    for position, piece in enumerate(pieces):
+        first.setdefault(piece, position)
+    sides = [[piece for piece in first if piece[1] == side] for side in (False, True)]
+    return SidedIndex(
+        (tuple(first[piece] for piece in sides[0]), tuple(first[piece] for piece in sides[1])),
+        (postings([stems for stems, _ in sides[0]]), postings([stems for stems, _ in sides[1]])),
+    )
+
+
+def most_shared_by_side(
+    wanted: Iterable[str], index: SidedIndex, side: bool
+) -> tuple[int, tuple[int, int] | None]:
+    """The most stems of ``wanted`` a piece on ``side`` holds (0 when none holds any), and
+    (position, stems) of the first piece on the other side holding the most; None when no
+    piece there holds any. Counted in C over the distinct pieces of each side."""
+    wanted = tuple(wanted)
+    same = max(_shared(wanted, index.holding[side]).values(), default=0)
+    other = _shared(wanted, index.holding[not side])
+    if not other:
+        return same, None
+    top = max(other.values())
+    piece = min(piece for piece, shared in other.items() if shared == top)
+    return same, (index.first[not side][piece], top)
+
+
+def _shared(wanted: Sequence[str], holding: Postings[str]) -> Counter[int]:
+    """Distinct piece -> how many stems of ``wanted`` it holds (pieces holding none left out)."""
+    return Counter(chain.from_iterable(holding.get(stemmed, ()) for stemmed in wanted))

@@ -1,0 +1,138 @@
+"""The search behind lexical faithfulness (metrics/support_search.py): the same answers as
+comparing a statement with every piece one by one, in time that does not grow with the
+copies of a passage a long context repeats (issue #29, item 3)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragguard.metrics.faithfulness import analyse_context, judge_sentence, lexical_verdicts
+from ragguard.metrics.support_search import (
+    bits_of,
+    heaviest,
+    heaviest_shared,
+    most_shared_by_side,
+    postings,
+    sided_index,
+)
+from ragguard.metrics.text import segment
+
+PROPERTY = settings(
+    max_examples=int(os.environ.get("RAGGUARD_PROPERTY_EXAMPLES", "300")),
+    deadline=None,
+    derandomize="RAGGUARD_PROPERTY_EXAMPLES" not in os.environ,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+STEMS = tuple("abcdefgh")
+# Weights whose sums depend on the order they are added in (0.1 + 0.2 + 0.3 differs from
+# 0.3 + 0.2 + 0.1 in the last bit), and equal weights, so that ties are common.
+WEIGHTS = (0.1, 0.2, 0.3, 0.7, 1.0, 1.0, 2.5)
+
+pieces = st.lists(st.frozensets(st.sampled_from(STEMS), max_size=5), max_size=40)
+wanted_stems = st.lists(st.sampled_from(STEMS), unique=True, max_size=8)
+
+
+def one_by_one(
+    wanted: Sequence[str],
+    weights: dict[str, float],
+    sets: Sequence[frozenset[str]],
+    allowed: frozenset[int] | None,
+) -> tuple[int, float]:
+    """Every piece's total, added in the order of ``wanted``; the heaviest, ties to the first."""
+    best, top = -1, 0.0
+    for index, stems in enumerate(sets):
+        if allowed is not None and index not in allowed:
+            continue
+        total = sum(weights[stemmed] for stemmed in wanted if stemmed in stems)
+        if total > top or (total == top and index < best):
+            best, top = index, total
+    return best, top
+
+
+@PROPERTY
+@given(pieces, wanted_stems, st.data())
+def test_heaviest_shared_is_comparing_every_piece_bit_for_bit(sets, wanted, data) -> None:
+    weights = {stemmed: data.draw(st.sampled_from(WEIGHTS)) for stemmed in STEMS}
+    allowed = data.draw(
+        st.none() | st.frozensets(st.integers(0, max(len(sets) - 1, 0)), max_size=len(sets))
+    )
+    found = heaviest_shared(wanted, weights, postings(sets), allowed)
+    expected = one_by_one(wanted, weights, sets, allowed)
+    assert found == expected
+    assert repr(found[1]) == repr(expected[1])  # the same float, not merely a close one
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.frozensets(st.sampled_from(STEMS), max_size=5), st.booleans())))
+def test_clause_matches_are_comparing_every_clause(clauses) -> None:
+    index = sided_index(clauses)
+    for wanted in (frozenset("ab"), frozenset("cde"), frozenset(STEMS)):
+        for side in (False, True):
+            same, best, top = 0, -1, 0
+            for position, (stems, negated) in enumerate(clauses):
+                shared = len(wanted & stems)
+                if not shared:
+                    continue
+                if negated == side:
+                    same = max(same, shared)
+                elif shared > top:
+                    best, top = position, shared
+            expected = (same, (best, top) if best >= 0 else None)
+            assert most_shared_by_side(wanted, index, side) == expected
+
+
+def test_copies_of_a_piece_stay_one_group_however_many() -> None:
+    sets = [frozenset("ab"), frozenset("c")] * 5_000
+    masks = [bits_of(postings(sets)[stem], len(sets)) for stem in "abc"]
+    groups = heaviest(masks, [1.0, 1.0, 1.0], bits_of(range(len(sets)), len(sets)))
+    assert groups == [(0b011, bits_of(range(0, 10_000, 2), 10_000))]
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.sampled_from(("Keys expire after two hours.", "Send 100 requests.", "No.")), max_size=8
+    )
+)
+def test_a_repeated_statement_gets_the_verdict_it_gets_alone(sentences) -> None:
+    context = [("c1", "Each API key may send 100 requests per minute. Keys never expire.")]
+    segments = segment(" ".join(sentences))
+    analysed = analyse_context(tuple(context), "")
+    alone = tuple(judge_sentence(one, analysed) for one in segments)
+    assert lexical_verdicts(segments, context) == alone
+
+
+def best_seconds(answer: str, context: list[tuple[str, str]]) -> float:
+    """CPU seconds of lexical_verdicts, the best of three runs, the context analysed anew."""
+    segments = segment(answer)
+    times = []
+    for _ in range(3):
+        analyse_context.cache_clear()
+        start = time.process_time()
+        lexical_verdicts(segments, context, 0.3, "")
+        times.append(time.process_time() - start)
+    return min(times)
+
+
+def test_a_context_that_repeats_its_passages_costs_about_what_one_copy_costs() -> None:
+    """Every claim against 40 passages, and against the same 40 repeated 50 times (2,000
+    chunks): comparing each claim with every piece sharing a word took about 40 times as
+    long; the search splits the copies as one group."""
+    words = [f"w{n}x" for n in range(400)]
+    passages = [
+        " ".join(f"{words[(p * 7 + s * 3 + k) % 400]} common" for k in range(8)) + "."
+        for p in range(40)
+        for s in range(3)
+    ]
+    context = [(f"c{n}", " ".join(passages[n * 3 : n * 3 + 3])) for n in range(40)]
+    repeated = [(f"{chunk}~{copy}", text) for copy in range(50) for chunk, text in context]
+    answer = " ".join(
+        " ".join(f"{words[(s * 11 + k) % 400]} common" for k in range(6)) + "." for s in range(400)
+    )
+    once, many = best_seconds(answer, context), best_seconds(answer, repeated)
+    assert many < 6 * once + 0.05, (once, many)
