@@ -5,7 +5,6 @@ copies of a passage a long context repeats (issue #29, item 3)."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Sequence
 
 from hypothesis import HealthCheck, given, settings
@@ -105,34 +104,3 @@ def test_a_repeated_statement_gets_the_verdict_it_gets_alone(sentences) -> None:
     analysed = analyse_context(tuple(context), "")
     alone = tuple(judge_sentence(one, analysed) for one in segments)
     assert lexical_verdicts(segments, context) == alone
-
-
-def best_seconds(answer: str, context: list[tuple[str, str]]) -> float:
-    """CPU seconds of lexical_verdicts, the best of three runs, the context analysed anew."""
-    segments = segment(answer)
-    times = []
-    for _ in range(3):
-        analyse_context.cache_clear()
-        start = time.process_time()
-        lexical_verdicts(segments, context, 0.3, "")
-        times.append(time.process_time() - start)
-    return min(times)
-
-
-def test_a_context_that_repeats_its_passages_costs_about_what_one_copy_costs() -> None:
-    """Every claim against 40 passages, and against the same 40 repeated 50 times (2,000
-    chunks): comparing each claim with every piece sharing a word took about 40 times as
-    long; the search splits the copies as one group."""
-    words = [f"w{n}x" for n in range(400)]
-    passages = [
-        " ".join(f"{words[(p * 7 + s * 3 + k) % 400]} common" for k in range(8)) + "."
-        for p in range(40)
-        for s in range(3)
-    ]
-    context = [(f"c{n}", " ".join(passages[n * 3 : n * 3 + 3])) for n in range(40)]
-    repeated = [(f"{chunk}~{copy}", text) for copy in range(50) for chunk, text in context]
-    answer = " ".join(
-        " ".join(f"{words[(s * 11 + k) % 400]} common" for k in range(6)) + "." for s in range(400)
-    )
-    once, many = best_seconds(answer, context), best_seconds(answer, repeated)
-    assert many < 6 * once + 0.05, (once, many)
