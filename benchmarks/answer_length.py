@@ -8,7 +8,12 @@ is the three passages of every source of ``sources.jsonl`` as (chunk id, text) p
 (``<source_id>-p1`` ...; ``--sources N``: of the first N only), and the question is the
 first source's. ``--passages N`` cycles that context to N passages (the copies get the
 ids ``<chunk id>~2``, ``~3`` ...): ``--passages 2550`` is the 255 passages ten times over,
-a long context that repeats itself as real ones do.
+a long context that repeats itself as real ones do. ``--passage-chars C`` builds instead
+passages of about C characters that do not repeat: each of the passages' real sentences
+drawn at random (seed 0) with their words shuffled, so that no sentence repeats, until it
+holds C characters, as many passages as the context had (or ``--passages``): ``--passage-chars 8000`` makes the 255 passages about
+2 MB of context, the size issue 29 names, and ``--passages 2550 --passage-chars 8000``
+about 20 MB.
 
 Measured, for each answer, in this process: what ``ragguard score`` does for one answer's
 lexical faithfulness -- ``segment(answer)``, then ``lexical_verdicts(segments, context,
@@ -33,6 +38,7 @@ over 3, or the whole-process score differs; 2 when the data folder is missing.
     python benchmarks/answer_length.py --repeat 5 --data /path/to/ragtruth-qa-dev
     python benchmarks/answer_length.py --sources 1    # one question's 3 passages as context
     python benchmarks/answer_length.py --passages 2550   # the 255 passages ten times over
+    python benchmarks/answer_length.py --passage-chars 8000   # 255 distinct passages, ~2 MB
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import random
 import resource
 import subprocess
 import sys
@@ -90,6 +97,26 @@ def cycled_context(context: Context, wanted: int) -> Context:
         for index in range(wanted)
         for chunk_id, text in [context[index % len(context)]]
     ]
+
+
+def drawn_context(context: Context, wanted: int, chars: int) -> Context:
+    """``wanted`` passages of about ``chars`` characters, each of the passages' real
+    sentences drawn at random with their words shuffled, seed 0: long passages that repeat
+    no sentence, in the passages' words (the answers' sentences are not drawn: the context
+    would then hold every claim)."""
+    sentences = [piece.text for _, text in context for piece in segment(text)]
+    draw = random.Random(0)
+    drawn: Context = []
+    for index in range(wanted):
+        parts: list[str] = []
+        size = 0
+        while size < chars:
+            words = draw.choice(sentences).split()
+            draw.shuffle(words)
+            parts.append(" ".join(words))
+            size += len(parts[-1]) + 1
+        drawn.append((f"drawn-{index + 1}", " ".join(parts)))
+    return drawn
 
 
 def cycled(answers: Sequence[str]) -> Iterator[str]:
@@ -228,6 +255,13 @@ def main() -> int:
         default=None,
         help="context: the passages cycled to N (copies named <id>~2 ...; default: as read)",
     )
+    parser.add_argument(
+        "--passage-chars",
+        type=int,
+        default=None,
+        help="context: passages of about C characters of real sentences drawn at random, "
+        "none repeated (as many as --passages, else as read)",
+    )
     args = parser.parse_args()
     if not ((args.data / "responses.jsonl").is_file() and (args.data / "sources.jsonl").is_file()):
         print(
@@ -237,7 +271,10 @@ def main() -> int:
         )
         return 2
     pool, context, question = load_data(args.data, args.sources)
-    if args.passages is not None:
+    if args.passage_chars is not None:
+        wanted = args.passages if args.passages is not None else len(context)
+        context = drawn_context(context, wanted, args.passage_chars)
+    elif args.passages is not None:
         context = cycled_context(context, args.passages)
     print(environment())
     print(
