@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
-from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim, without_citations
+from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim
 from ragguard.metrics.faithfulness_model import (
     MISSING_WORDS,
     Findings,
@@ -42,29 +42,36 @@ from ragguard.metrics.faithfulness_model import (
     reasons,
     shipped_model,
 )
+from ragguard.metrics.passage_analysis import (
+    EVIDENCE_SENTENCES as EVIDENCE_SENTENCES,
+)
+from ragguard.metrics.passage_analysis import (
+    Clause,
+    Evidence,
+    EvidenceWindows,
+    Passage,
+    analyse_passage,
+    clauses,
+)
+from ragguard.metrics.passage_analysis import (
+    is_negated as is_negated,
+)
 from ragguard.metrics.support_search import (
     Postings,
     SidedIndex,
     heaviest_shared,
+    merged_postings,
     most_shared_by_side,
     postings,
     sided_index,
 )
-from ragguard.metrics.text import (
-    NEGATION,
-    Segment,
-    normalize,
-    quantities,
-    split_sentences,
-    stems,
-)
+from ragguard.metrics.text import Segment, quantities, stems
 from ragguard.results.model import SentenceVerdict
 
 # The score a claim needs at the default strictness, and the levels (docs/generation.md,
 # "Strictness"): thresholds the fitting script chose by the share of clean answers flagged.
 DEFAULT_THRESHOLD = shipped_model().threshold()
 STRICTNESS_LEVELS = tuple(shipped_model().levels)
-EVIDENCE_SENTENCES = 3
 EMPTY_CONTEXT = "empty context"
 _SHOWN_WORDS = 6
 
@@ -73,55 +80,12 @@ _SHOWN_WORDS = 6
 CONTRADICTION_CLAIM = 1.0
 CONTRADICTION_EVIDENCE = 0.6
 
-# Negation words that do not deny the clause they stand in.
-_NOT_A_DENIAL = re.compile(
-    r"\b(?:or not|not only|not just|not necessarily|no matter|no longer|if not|not to mention"
-    r"|no more than|no less than|not least|no doubt)\b"
-)
-_PARENTHESIS = re.compile(r"\([^()]*\)")
-_CLAUSE_BREAK = re.compile(
-    r"[,;:()\u2014\u2013]|\s-\s|\b(?:while|but|whereas|although|though|because|since|unless"
-    r"|however|thus|so that|which|where|when)\b"
-)
-
-
-def is_negated(text: str) -> bool:
-    """True when the text denies something: a negation word outside parentheses that is not
-    part of a phrase such as "or not", "not only", "no more than"."""
-    plain = _NOT_A_DENIAL.sub(" ", _PARENTHESIS.sub(" ", normalize(text)))
-    return NEGATION.search(plain) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Clause:
-    stems: frozenset[str]
-    negated: bool
-
-
-def clauses(sentence: str) -> tuple[Clause, ...]:
-    """The sentence's clauses with at least two content stems, each with its polarity."""
-    found = []
-    for part in _CLAUSE_BREAK.split(normalize(sentence)):
-        part_stems = frozenset(stems(NEGATION.sub(" ", part)))
-        if len(part_stems) >= 2:
-            found.append(Clause(part_stems, is_negated(part)))
-    return tuple(found)
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """Up to EVIDENCE_SENTENCES adjacent sentences of one chunk, as stems."""
-
-    chunk_id: str
-    stems: frozenset[str]
-    quantities: frozenset[float]  # of the whole chunk, and the question's
-
 
 @dataclass(frozen=True)
 class Context:
     """The retrieved chunks and the question, analysed once for every statement."""
 
-    evidence: tuple[Evidence, ...]
+    evidence: Sequence[Evidence]
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
@@ -144,53 +108,31 @@ class Context:
         return math.log(1 + pieces / (1 + len(self.evidence_with.get(stemmed, ()))))
 
 
-# One chunk's text analysed: its evidence windows' stems, its quantities, its clauses.
-_Passage = tuple[tuple[frozenset[str], ...], frozenset[float], tuple[Clause, ...]]
-
-
-def _analyse_passage(text: str, asked: frozenset[float]) -> _Passage:
-    """The windows of up to EVIDENCE_SENTENCES adjacent sentences (from each sentence, one
-    window per length), the quantities (and the question's) and the clauses of one chunk's
-    text. A context that repeats a passage analyses it once."""
-    sentences = split_sentences(text)
-    sentence_stems = [frozenset(stems(sentence)) for sentence in sentences]
-    windows: list[frozenset[str]] = []
-    for start in range(len(sentences)):
-        joined: frozenset[str] = frozenset()
-        for offset in range(min(EVIDENCE_SENTENCES, len(sentences) - start)):
-            joined |= sentence_stems[start + offset]
-            windows.append(joined)
-    found = tuple(clause for sentence in sentences for clause in clauses(sentence))
-    return tuple(windows), asked | quantities(without_citations(text)), found
-
-
 @functools.lru_cache(maxsize=256)
 def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") -> Context:
     """Analyse (chunk id, text) pairs in rank order, and the question. Cached: calibration
-    checks each sentence of an answer against the same context."""
-    evidence: list[Evidence] = []
-    context_clauses: list[Clause] = []
+    checks each sentence of an answer against the same context. A context that repeats a
+    passage analyses it once."""
     asked = quantities(question)
-    seen: dict[str, _Passage] = {}
+    seen: dict[str, Passage] = {}
+    chunks: list[tuple[int, str, Passage]] = []
+    size = 0
     for chunk_id, text in context:
-        if text not in seen:
-            seen[text] = _analyse_passage(text, asked)
-        windows, amounts, found = seen[text]
-        evidence.extend(Evidence(chunk_id, window, amounts) for window in windows)
-        context_clauses.extend(found)
+        passage = seen.get(text) or seen.setdefault(text, analyse_passage(text, asked))
+        chunks.append((size, chunk_id, passage))
+        size += len(passage.windows)
+    evidence = EvidenceWindows(chunks)
+    context_clauses = tuple(chain.from_iterable(passage.clauses for _, _, passage in chunks))
     return Context(
-        evidence=tuple(evidence),
-        clauses=tuple(context_clauses),
+        evidence=evidence,
+        clauses=context_clauses,
         question_stems=frozenset(stems(question)),
         empty=not context,
-        evidence_with=postings([e.stems for e in evidence]),
+        evidence_with=merged_postings([(start, p.holding) for start, _, p in chunks], size),
         clauses_with=sided_index([(c.stems, c.negated) for c in context_clauses]),
         asked=asked,
         negated_words=frozenset().union(*(c.stems for c in context_clauses if c.negated)),
-        evidence_holding={
-            amount: frozenset(indexes)
-            for amount, indexes in postings([e.quantities for e in evidence]).items()
-        },
+        evidence_holding=evidence.holding_amounts(),
     )
 
 

@@ -91,6 +91,18 @@ def postings(sets: Sequence[frozenset[Key]]) -> Postings[Key]:
     return Postings({key: tuple(indexes) for key, indexes in found.items()}, len(sets))
 
 
+def merged_postings(
+    parts: Sequence[tuple[int, Mapping[Key, Sequence[int]]]], size: int
+) -> Postings[Key]:
+    """The postings of consecutive runs of sets, each run's own postings given with the
+    position of its first set (in order): equal to :func:`postings` of all the sets."""
+    found: dict[Key, list[int]] = {}
+    for start, holding in parts:
+        for key, positions in holding.items():
+            found.setdefault(key, []).extend(map(start.__add__, positions))
+    return Postings({key: tuple(indexes) for key, indexes in found.items()}, size)
+
+
 def bits_of(positions: Iterable[int], size: int) -> int:
     """Positions (each below ``size``) as the set bits of an int."""
     packed = bytearray((size + 7) // 8)
