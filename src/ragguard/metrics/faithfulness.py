@@ -52,6 +52,7 @@ from ragguard.metrics.passage_analysis import (
     Passage,
     analyse_passage,
     clauses,
+    collector_paused,
 )
 from ragguard.metrics.passage_analysis import (
     is_negated as is_negated,
@@ -113,6 +114,12 @@ def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") ->
     """Analyse (chunk id, text) pairs in rank order, and the question. Cached: calibration
     checks each sentence of an answer against the same context. A context that repeats a
     passage analyses it once."""
+    with collector_paused():
+        return _analysed(context, question)
+
+
+def _analysed(context: tuple[tuple[str, str], ...], question: str) -> Context:
+    """:func:`analyse_context`, uncached."""
     asked = quantities(question)
     seen: dict[str, Passage] = {}
     chunks: list[tuple[int, str, Passage]] = []

@@ -10,9 +10,11 @@ what its sentences hold), so the stems are indexed once per sentence, not once p
 
 from __future__ import annotations
 
+import gc
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from typing import overload
@@ -68,6 +70,21 @@ def clauses_of_normalized(normalized: str) -> tuple[Clause, ...]:
         if len(part_stems) >= 2:
             found.append(Clause(part_stems, negations > 0 and _denies(part)))
     return tuple(found)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (when it runs) for the block: analysing a long
+    context makes hundreds of thousands of sets, tuples and lists, none of them in a cycle,
+    and the collector would walk the growing heap again and again (a quarter of the time of
+    a 2 MB context). Reference counting frees what the block drops, as always."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,10 +184,31 @@ class EvidenceWindows(Sequence[Evidence]):
         start, chunk_id, passage = self._chunks[bisect_right(self._starts, position) - 1]
         return Evidence(chunk_id, passage.windows[position - start], passage.amounts)
 
-    def holding_amounts(self) -> dict[float, frozenset[int]]:
+    def holding_amounts(self) -> HoldingAmounts:
         """Quantity -> positions of the windows whose chunk (or the question) holds it."""
         ranges: dict[float, list[range]] = {}
         for start, _, passage in self._chunks:
             for amount in passage.amounts:
                 ranges.setdefault(amount, []).append(range(start, start + len(passage.windows)))
-        return {amount: frozenset(chain.from_iterable(found)) for amount, found in ranges.items()}
+        return HoldingAmounts(ranges)
+
+
+class HoldingAmounts(Mapping[float, frozenset[int]]):
+    """Quantity -> positions of the windows holding it, each set made on first use (a
+    statement asks for its own few quantities) and kept: the same frozenset every time."""
+
+    def __init__(self, ranges: dict[float, list[range]]) -> None:
+        self._ranges = ranges
+        self._made: dict[float, frozenset[int]] = {}
+
+    def __getitem__(self, amount: float) -> frozenset[int]:
+        found = self._made.get(amount)
+        if found is None:
+            found = self._made[amount] = frozenset(chain.from_iterable(self._ranges[amount]))
+        return found
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._ranges)
+
+    def __len__(self) -> int:
+        return len(self._ranges)
