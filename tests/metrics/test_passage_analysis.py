@@ -6,6 +6,7 @@ negations, numbers, versions, citations and unicode."""
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import re
@@ -24,6 +25,7 @@ from ragguard.metrics.passage_analysis import (
     Evidence,
     analyse_passage,
     clauses,
+    collector_paused,
     is_negated,
 )
 from ragguard.metrics.support_search import merged_postings, postings
@@ -171,3 +173,18 @@ def test_the_evidence_of_a_long_context_is_made_on_demand_with_its_chunk() -> No
         frozenset({"key", "expir"}),
         frozenset({"key", "expir", "token", "renew"}),
     ]
+
+
+def test_the_collector_is_paused_during_the_analysis_only() -> None:
+    states = []
+    with collector_paused():
+        states.append(gc.isenabled())
+    states.append(gc.isenabled())
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        states.append(gc.isenabled())
+    finally:
+        gc.enable()
+    assert states == [False, True, False]
