@@ -161,10 +161,11 @@ class EvidenceWindows(Sequence[Evidence]):
 
     def __init__(self, chunks: Sequence[tuple[int, str, Passage]]) -> None:
         """``chunks``: (position of its first window, chunk id, passage) in order."""
-        self._chunks = [chunk for chunk in chunks if chunk[2].windows]
-        self._starts = [start for start, _, _ in self._chunks]
-        last = self._chunks[-1] if self._chunks else (0, "", None)
-        self._size = last[0] + len(last[2].windows) if last[2] is not None else 0
+        # What a window's Evidence needs, not the passage: its stem index is merged and gone.
+        self._chunks = [(start, chunk_id, p.windows, p.amounts) for start, chunk_id, p in chunks]
+        self._chunks = [chunk for chunk in self._chunks if chunk[2]]
+        self._starts = [chunk[0] for chunk in self._chunks]
+        self._size = self._chunks[-1][0] + len(self._chunks[-1][2]) if self._chunks else 0
 
     def __len__(self) -> int:
         return self._size
@@ -181,15 +182,15 @@ class EvidenceWindows(Sequence[Evidence]):
         position = index + self._size if index < 0 else index
         if not 0 <= position < self._size:
             raise IndexError("evidence index out of range")
-        start, chunk_id, passage = self._chunks[bisect_right(self._starts, position) - 1]
-        return Evidence(chunk_id, passage.windows[position - start], passage.amounts)
+        start, chunk_id, windows, amounts = self._chunks[bisect_right(self._starts, position) - 1]
+        return Evidence(chunk_id, windows[position - start], amounts)
 
     def holding_amounts(self) -> HoldingAmounts:
         """Quantity -> positions of the windows whose chunk (or the question) holds it."""
         ranges: dict[float, list[range]] = {}
-        for start, _, passage in self._chunks:
-            for amount in passage.amounts:
-                ranges.setdefault(amount, []).append(range(start, start + len(passage.windows)))
+        for start, _, windows, amounts in self._chunks:
+            for amount in amounts:
+                ranges.setdefault(amount, []).append(range(start, start + len(windows)))
         return HoldingAmounts(ranges)
 
 
