@@ -96,10 +96,13 @@ def merged_postings(
 ) -> Postings[Key]:
     """The postings of consecutive runs of sets, each run's own postings given with the
     position of its first set (in order): equal to :func:`postings` of all the sets."""
+    numbers = list(range(size))  # one int per position, shared by every key's list
     found: dict[Key, list[int]] = {}
     for start, holding in parts:
         for key, positions in holding.items():
-            found.setdefault(key, []).extend(map(start.__add__, positions))
+            found.setdefault(key, []).extend(
+                map(numbers.__getitem__, map(start.__add__, positions))
+            )
     return Postings({key: tuple(indexes) for key, indexes in found.items()}, size)
 
 
