@@ -43,9 +43,6 @@ from ragguard.metrics.faithfulness_model import (
     shipped_model,
 )
 from ragguard.metrics.passage_analysis import (
-    EVIDENCE_SENTENCES as EVIDENCE_SENTENCES,
-)
-from ragguard.metrics.passage_analysis import (
     Clause,
     Evidence,
     EvidenceWindows,
@@ -53,9 +50,7 @@ from ragguard.metrics.passage_analysis import (
     analyse_passage,
     clauses,
     collector_paused,
-)
-from ragguard.metrics.passage_analysis import (
-    is_negated as is_negated,
+    is_negated,
 )
 from ragguard.metrics.support_search import (
     Postings,
