@@ -15,7 +15,7 @@ from ragguard.metrics.support_search import (
     bits_of,
     heaviest,
     heaviest_shared,
-    most_shared_by_side,
+    holding_all_by_side,
     postings,
     sided_index,
 )
@@ -68,21 +68,25 @@ def test_heaviest_shared_is_comparing_every_piece_bit_for_bit(sets, wanted, data
 
 @PROPERTY
 @given(st.lists(st.tuples(st.frozensets(st.sampled_from(STEMS), max_size=5), st.booleans())))
-def test_clause_matches_are_comparing_every_clause(clauses) -> None:
+def test_clauses_holding_every_stem_are_comparing_every_clause(clauses) -> None:
     index = sided_index(clauses)
-    for wanted in (frozenset("ab"), frozenset("cde"), frozenset(STEMS)):
+    for wanted in (
+        frozenset(),
+        frozenset("a"),
+        frozenset("ab"),
+        frozenset("cde"),
+        frozenset(STEMS),
+    ):
         for side in (False, True):
-            same, best, top = 0, -1, 0
-            for position, (stems, negated) in enumerate(clauses):
-                shared = len(wanted & stems)
-                if not shared:
-                    continue
-                if negated == side:
-                    same = max(same, shared)
-                elif shared > top:
-                    best, top = position, shared
-            expected = (same, (best, top) if best >= 0 else None)
-            assert most_shared_by_side(wanted, index, side) == expected
+            holding = [
+                position
+                for position, (stems, negated) in enumerate(clauses)
+                if wanted and wanted <= stems
+            ]
+            same = any(clauses[position][1] == side for position in holding)
+            other = [position for position in holding if clauses[position][1] != side]
+            expected = (same, other[0] if other else None)
+            assert holding_all_by_side(wanted, index, side) == expected
 
 
 def test_copies_of_a_piece_stay_one_group_however_many() -> None:

@@ -56,8 +56,8 @@ from ragguard.metrics.support_search import (
     Postings,
     SidedIndex,
     heaviest_shared,
+    holding_all_by_side,
     merged_postings,
-    most_shared_by_side,
     postings,
     sided_index,
 )
@@ -71,9 +71,8 @@ STRICTNESS_LEVELS = tuple(shipped_model().levels)
 EMPTY_CONTEXT = "empty context"
 _SHOWN_WORDS = 6
 
-# A contradiction: the statement's clause shares this share of its stems with a clause of
-# the context, and that clause shares CONTRADICTION_EVIDENCE of its own with the statement's.
-CONTRADICTION_CLAIM = 1.0
+# A contradiction: a clause of the context holds every stem of the statement's clause, and
+# those are at least CONTRADICTION_EVIDENCE of the context clause's own stems.
 CONTRADICTION_EVIDENCE = 0.6
 
 
@@ -226,26 +225,15 @@ def _contradiction(text: str, claim: Claim, context: Context) -> str | None:
     if not is_negated(text) and context.negated_words.isdisjoint(claim.stems):
         return None  # nothing negated on either side: the clauses need not be compared
     for clause in clauses(text):
-        same, opposite = _matches_by_polarity(clause, context)
-        if opposite is None:
+        matched_same, opposite = holding_all_by_side(
+            clause.stems, context.clauses_with, clause.negated
+        )
+        if opposite is None or matched_same:
             continue
-        index, shared = opposite
-        if (
-            shared >= CONTRADICTION_CLAIM * len(clause.stems)
-            and shared >= CONTRADICTION_EVIDENCE * len(context.clauses[index].stems)
-            and shared > same
-        ):
+        if len(clause.stems) >= CONTRADICTION_EVIDENCE * len(context.clauses[opposite].stems):
             side = "statement" if clause.negated else "evidence"
             return f"contradicts the context: only the {side} is negated"
     return None
-
-
-def _matches_by_polarity(clause: Clause, context: Context) -> tuple[int, tuple[int, int] | None]:
-    """The most words the clause shares with a context clause of its own polarity, and
-    (position, words) of the best context clause of the opposite polarity (ties: the first).
-    A context that says both (the same words with and without a negation) contradicts
-    nothing."""
-    return most_shared_by_side(clause.stems, context.clauses_with, clause.negated)
 
 
 def _number(value: float) -> str:
