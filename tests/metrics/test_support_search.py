@@ -108,3 +108,12 @@ def test_a_repeated_statement_gets_the_verdict_it_gets_alone(sentences) -> None:
     analysed = analyse_context(tuple(context), "")
     alone = tuple(judge_sentence(one, analysed) for one in segments)
     assert lexical_verdicts(segments, context) == alone
+
+
+@PROPERTY
+@given(st.integers(0, 300).flatmap(lambda size: st.tuples(st.just(size), st.data())))
+def test_bits_of_sets_the_bit_of_every_position_dense_or_sparse(sized) -> None:
+    size, data = sized
+    positions = data.draw(st.frozensets(st.integers(0, size - 1)) if size else st.just(frozenset()))
+    assert bits_of(positions, size) == sum(1 << position for position in positions)
+    assert bits_of(sorted(positions), size) == bits_of(tuple(positions), size)
