@@ -55,8 +55,9 @@ from ragguard.metrics.passage_analysis import (
 from ragguard.metrics.support_search import (
     Postings,
     SidedIndex,
-    heaviest_shared,
+    heaviest_shared_among,
     holding_all_by_side,
+    lowest,
     merged_postings,
     postings,
     sided_index,
@@ -70,6 +71,7 @@ DEFAULT_THRESHOLD = shipped_model().threshold()
 STRICTNESS_LEVELS = tuple(shipped_model().levels)
 EMPTY_CONTEXT = "empty context"
 _SHOWN_WORDS = 6
+_NO_POSITION: frozenset[int] = frozenset()
 
 # A contradiction: a clause of the context holds every stem of the statement's clause, and
 # those are at least CONTRADICTION_EVIDENCE of the context clause's own stems.
@@ -180,21 +182,22 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
     return findings, evidence
 
 
-def _holding_quantities(claim: Claim, context: Context) -> frozenset[int] | None:
-    """Positions of the evidence whose chunk (or the question) holds every quantity of the
-    claim; None when every piece qualifies (no quantity, or only the question's). For one
-    quantity, the context's own frozenset: the search keeps its bits."""
-    allowed: frozenset[int] | None = None
+def _holding_quantities(claim: Claim, context: Context) -> int | None:
+    """Positions of the evidence, as the set bits of an int, whose chunk (or the question)
+    holds every quantity of the claim; None when every piece qualifies (no quantity, or only
+    the question's). Each quantity's positions are one frozenset of the context, whose bits
+    the search keeps: intersecting them is an AND of ints."""
+    allowed: int | None = None
     for amount in claim.quantities - context.asked:
-        holding = context.evidence_holding.get(amount, frozenset())
+        holding = context.evidence_with.among(context.evidence_holding.get(amount, _NO_POSITION))
         allowed = holding if allowed is None else allowed & holding
         if not allowed:
-            return frozenset()
+            return 0
     return allowed
 
 
 def _best_evidence(
-    claim: Claim, allowed: frozenset[int] | None, context: Context
+    claim: Claim, allowed: int | None, context: Context
 ) -> tuple[float, Evidence | None]:
     """The share of the claim's stems found in the best evidence among ``allowed`` (all, or
     when none is allowed all of it, for the note); question stems count as found; ties go
@@ -203,9 +206,10 @@ def _best_evidence(
     weights = {stemmed: context.weight(stemmed) for stemmed in claim.stems}
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = sum(weights[s] for s in claim.stems if s in context.question_stems)
-    index, found = heaviest_shared(wanted, weights, context.evidence_with, candidates)
+    among = context.evidence_with.everything if candidates is None else candidates
+    index, found = heaviest_shared_among(wanted, weights, context.evidence_with, among)
     if index < 0:
-        index = min(candidates) if candidates else 0
+        index = lowest(candidates) if candidates else 0
     best = context.evidence[index] if context.evidence else None
     if not weights or (best is not None and best.stems.issuperset(wanted)):
         return 1.0, best  # every word found (or none to find: numbers are judged apart)

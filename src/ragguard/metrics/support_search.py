@@ -184,7 +184,13 @@ def heaviest_shared(
 
     A position's weight is the sum of the weights of the ``wanted`` stems it holds, added in
     the order of ``wanted``."""
-    among = postings.among(allowed)
+    return heaviest_shared_among(wanted, weights, postings, postings.among(allowed))
+
+
+def heaviest_shared_among(
+    wanted: Sequence[str], weights: Mapping[str, float], postings: Postings[str], among: int
+) -> tuple[int, float]:
+    """:func:`heaviest_shared` with the allowed positions given as the set bits of an int."""
     masks = [postings.bits(stemmed) for stemmed in wanted]
     best, top = -1, 0.0
     for held, positions in heaviest(masks, [weights[s] for s in wanted], among):
