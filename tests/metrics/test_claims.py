@@ -3,8 +3,13 @@ here; the measured effect on real answers is in benchmarks/faithfulness_real.py)
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragguard.metrics import claims as claims_module
 from ragguard.metrics.claims import (
     NO_CONTENT,
     NOT_A_COURTESY,
@@ -132,3 +137,21 @@ def test_relation_words_are_not_content():
         "countri",
         "day",
     ]
+
+
+_LOOKAHEAD = re.compile(r"^\(\?=\[[^\]]*\]\)")
+_CITATION_PIECES = (
+    *"pPsSdDcCrReEtTiIoOmM[]()~%,-\u2013&#. 0123456789\u017f\u0130",
+    *("Step ", "passages ", "Source ", "[1, 2]", " (15 degrees Celsius)", " (about 3 km)"),
+    "items 2 of 5 and 7",
+)
+_CITATION_TEXT = st.lists(st.sampled_from(_CITATION_PIECES), max_size=20).map("".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_CITATION_TEXT)
+def test_the_lookahead_of_the_citation_patterns_changes_no_match(text) -> None:
+    for pattern in (claims_module._CITATION, claims_module._CONVERSION):
+        plain = re.compile(_LOOKAHEAD.sub("", pattern.pattern), pattern.flags)
+        assert plain.pattern != pattern.pattern
+        assert pattern.sub(" ", text) == plain.sub(" ", text)
