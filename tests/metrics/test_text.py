@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragguard.metrics import text as text_module
 from ragguard.metrics.text import (
     STOPWORDS,
     content_terms,
@@ -181,3 +186,12 @@ def test_segmentation_is_stable_and_empty_answers_have_no_segments():
     assert segment(None) == ()
     assert segment("  \n\n ") == ()
     assert segment("# Only a heading\n---") == ()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from("0123456789.,ab- x"), max_size=30))
+def test_the_lookahead_of_the_quantity_pattern_changes_no_match(text) -> None:
+    pattern = text_module._QUANTITY
+    plain = re.compile(pattern.pattern.removeprefix("(?=\\d)"))
+    assert plain.pattern != pattern.pattern
+    assert pattern.findall(text) == plain.findall(text)
