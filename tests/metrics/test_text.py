@@ -195,3 +195,12 @@ def test_the_lookahead_of_the_quantity_pattern_changes_no_match(text) -> None:
     plain = re.compile(pattern.pattern.removeprefix("(?=\\d)"))
     assert plain.pattern != pattern.pattern
     assert pattern.findall(text) == plain.findall(text)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["no", "not", "n't", "cannot", "without", "w", "c", "x", " "])))
+def test_the_lookahead_of_the_negation_pattern_changes_no_match(pieces) -> None:
+    text = "".join(pieces)
+    plain = re.compile(text_module.NEGATION.pattern.removeprefix("(?=[ncw])"))
+    assert plain.pattern != text_module.NEGATION.pattern
+    assert text_module.NEGATION.subn(" ", text) == plain.subn(" ", text)
