@@ -25,6 +25,7 @@ from ragguard.metrics.passage_analysis import (
     Evidence,
     analyse_passage,
     clauses,
+    clauses_of_normalized,
     collector_paused,
     is_negated,
 )
@@ -113,6 +114,8 @@ def test_the_tokenisation_of_the_context_equals_the_plain_definitions(text: str)
     assert stem_set(normalize(text)) == frozenset(stems(text))
     assert is_negated(text) is plain_is_negated(text)
     assert clauses(text) == plain_clauses(text)
+    normalized = normalize(text)
+    assert clauses_of_normalized(normalized, stem_set(normalized)) == plain_clauses(text)
     assert quantities(text) == plain_quantities(text)
 
 

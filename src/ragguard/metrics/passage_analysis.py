@@ -59,14 +59,20 @@ def clauses(sentence: str) -> tuple[Clause, ...]:
     return clauses_of_normalized(normalize(sentence))
 
 
-def clauses_of_normalized(normalized: str) -> tuple[Clause, ...]:
+def clauses_of_normalized(
+    normalized: str, whole: frozenset[str] | None = None
+) -> tuple[Clause, ...]:
     """:func:`clauses` of already normalized text. A clause without a negation word is not
     negated: removing parentheses and phrases such as "not only" (what :func:`is_negated`
-    does) puts a space where they stood, and never makes a negation word of other words."""
+    does) puts a space where they stood, and never makes a negation word of other words.
+    ``whole``, when given, is ``stem_set(normalized)``: a text that is one clause without a
+    negation word is not stemmed again."""
+    parts = _CLAUSE_BREAK.split(normalized)
     found = []
-    for part in _CLAUSE_BREAK.split(normalized):
+    for part in parts:
         plain, negations = NEGATION.subn(" ", part)
-        part_stems = stem_set(plain)
+        unchanged = negations == 0 and len(parts) == 1
+        part_stems = whole if whole is not None and unchanged else stem_set(plain)
         if len(part_stems) >= 2:
             found.append(Clause(part_stems, negations > 0 and _denies(part)))
     return tuple(found)
@@ -104,7 +110,7 @@ def analyse_passage(text: str, asked: frozenset[float]) -> Passage:
     sentences = [normalize(sentence) for sentence in split_sentences(text)]
     sentence_stems = [stem_set(sentence) for sentence in sentences]
     windows, containing = _windows(sentence_stems)
-    found = tuple(chain.from_iterable(map(clauses_of_normalized, sentences)))
+    found = tuple(chain.from_iterable(map(clauses_of_normalized, sentences, sentence_stems)))
     amounts = asked | quantities(without_citations(text))
     return Passage(windows, amounts, found, _holding(sentence_stems, containing))
 
