@@ -14,6 +14,7 @@ import re
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from ragguard.core.bulk import collector_paused
 from ragguard.metrics.claims import without_citations
 from ragguard.metrics.faithfulness import analyse_context
 from ragguard.metrics.passage_analysis import (
@@ -26,7 +27,6 @@ from ragguard.metrics.passage_analysis import (
     analyse_passage,
     clauses,
     clauses_of_normalized,
-    collector_paused,
     is_negated,
 )
 from ragguard.metrics.support_search import merged_postings, postings

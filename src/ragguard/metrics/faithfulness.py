@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
+from ragguard.core.bulk import collector_paused
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim
 from ragguard.metrics.faithfulness_model import (
     MISSING_WORDS,
@@ -49,7 +50,6 @@ from ragguard.metrics.passage_analysis import (
     Passage,
     analyse_passage,
     clauses,
-    collector_paused,
     is_negated,
 )
 from ragguard.metrics.support_search import (

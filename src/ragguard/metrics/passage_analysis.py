@@ -10,11 +10,9 @@ what its sentences hold), so the stems are indexed once per sentence, not once p
 
 from __future__ import annotations
 
-import gc
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from typing import overload
@@ -76,21 +74,6 @@ def clauses_of_normalized(
         if len(part_stems) >= 2:
             found.append(Clause(part_stems, negations > 0 and _denies(part)))
     return tuple(found)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused (when it runs) for the block: analysing a long
-    context makes hundreds of thousands of sets, tuples and lists, none of them in a cycle,
-    and the collector would walk the growing heap again and again (a quarter of the time of
-    a 2 MB context). Reference counting frees what the block drops, as always."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
