@@ -9,8 +9,10 @@ answer's question) against
 2. every source's passages (255 chunks),
 3. those cycled to 2,550 chunks (as ``answer_length.py --passages 2550`` builds them), with
    the first source's question (one analysis of the long context for all answers),
-4. and the answers joined into one 1,000,000-character answer against the 255 chunks
-   (``answer_length.py``'s longest answer).
+4. the answers joined into one 1,000,000-character answer against the 255 chunks
+   (``answer_length.py``'s longest answer),
+5. and that answer against 255 passages of about 8,000 characters that repeat no sentence
+   (about 2 MB: ``answer_length.py --passage-chars 8000``).
 
 Each verdict is one JSON line: scenario, answer, statement id, supported, the score's
 ``repr`` (every bit of the float), evidence chunk and note. Run it with this checkout and
@@ -29,7 +31,13 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from answer_length import Context, answer_of_characters, cycled_context, load_data
+from answer_length import (
+    Context,
+    answer_of_characters,
+    cycled_context,
+    drawn_context,
+    load_data,
+)
 
 from ragguard.metrics.faithfulness import DEFAULT_THRESHOLD, lexical_verdicts
 from ragguard.metrics.text import segment
@@ -69,7 +77,7 @@ def verdict_lines(
 
 
 def all_lines(folder: Path) -> Iterator[str]:
-    """The four scenarios' verdicts, in a fixed order."""
+    """The five scenarios' verdicts, in a fixed order."""
     with (folder / "responses.jsonl").open(encoding="utf-8") as lines:
         responses = [json.loads(line) for line in lines if line.strip()]
     own = own_contexts(folder)
@@ -82,9 +90,10 @@ def all_lines(folder: Path) -> Iterator[str]:
         yield from verdict_lines("own", name, answer, context, question)
         yield from verdict_lines("all", name, answer, every, question)
         yield from verdict_lines("all-x10", name, answer, long_context, first_question)
-    yield from verdict_lines(
-        "1MB", "1MB", answer_of_characters(pool, 1_000_000), every, first_question
-    )
+    long_answer = answer_of_characters(pool, 1_000_000)
+    yield from verdict_lines("1MB", "1MB", long_answer, every, first_question)
+    drawn = drawn_context(every, len(every), 8_000)
+    yield from verdict_lines("1MB-2MB", "1MB", long_answer, drawn, first_question)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """The context's analysis (ragguard.metrics.passage_analysis) computes, faster, exactly what
-the plain definitions compute: each sentence's stems and clauses, the windows, which windows
-hold each stem and each quantity (issue #29, item 3: a 2 MB context). The plain definitions
+the plain definitions compute: each sentence's stems and clauses, the windows, which sentences
+hold each stem and each quantity, how many windows hold each stem (issue #29, item 3: a 2 MB context). The plain definitions
 are written out here as they stood, and compared on random text with apostrophes, hyphens,
 negations, numbers, versions, citations and unicode."""
 
@@ -22,12 +22,14 @@ from ragguard.metrics.passage_analysis import (
     _NOT_A_DENIAL,
     _PARENTHESIS,
     EVIDENCE_SENTENCES,
+    GAP,
     Clause,
     Evidence,
     analyse_passage,
     clauses,
     clauses_of_normalized,
     is_negated,
+    window_count,
 )
 from ragguard.metrics.support_search import merged_postings, postings
 from ragguard.metrics.text import (
@@ -119,6 +121,10 @@ def test_the_tokenisation_of_the_context_equals_the_plain_definitions(text: str)
     assert quantities(text) == plain_quantities(text)
 
 
+def plain_sentence_stems(text: str) -> list[frozenset[str]]:
+    return [frozenset(stems(sentence)) for sentence in split_sentences(text)]
+
+
 @PROPERTY
 @given(st.lists(texts, max_size=8))
 def test_the_windows_and_their_index_equal_the_plain_definitions(sentences: list[str]) -> None:
@@ -126,9 +132,24 @@ def test_the_windows_and_their_index_equal_the_plain_definitions(sentences: list
     passage = analyse_passage(text, frozenset({7.0}))
     windows = plain_windows(text)
     assert list(passage.windows) == windows
-    assert passage.holding == dict(postings(windows))
+    assert window_count(len(passage.sentences)) == len(windows)
+    assert list(passage.sentences) == plain_sentence_stems(text)
+    assert passage.holding == dict(postings(plain_sentence_stems(text)))
     assert passage.amounts == frozenset({7.0}) | quantities(without_citations(text))
     assert passage.clauses == tuple(c for s in split_sentences(text) for c in plain_clauses(s))
+
+
+def numbered_sentences(chunks: list[tuple[str, str]]) -> list[tuple[int, int, frozenset[str]]]:
+    """(number, chunk's position, stems) of the context's sentences, numbered as the plain definition
+    says: in order, each chunk's sentences followed by GAP numbers holding nothing."""
+    found, number = [], 0
+    for chunk, (_, text) in enumerate(chunks):
+        sentence_stems = plain_sentence_stems(text)
+        for stemmed in sentence_stems:
+            found.append((number, chunk, stemmed))
+            number += 1
+        number += GAP if sentence_stems else 0
+    return found
 
 
 @PROPERTY
@@ -138,6 +159,7 @@ def test_the_analysed_context_equals_the_window_by_window_definition(
 ) -> None:
     analysed = analyse_context(tuple(chunks), question)
     asked = quantities(question)
+    amounts = [asked | quantities(without_citations(text)) for _, text in chunks]
     evidence = [
         Evidence(chunk_id, window, asked | quantities(without_citations(text)))
         for chunk_id, text in chunks
@@ -145,10 +167,24 @@ def test_the_analysed_context_equals_the_window_by_window_definition(
     ]
     assert list(analysed.evidence) == evidence
     assert len(analysed.evidence) == len(evidence)
-    assert dict(analysed.evidence_with) == dict(postings([e.stems for e in evidence]))
-    assert analysed.evidence_with.size == len(evidence)
-    holding = postings([e.quantities for e in evidence])
-    assert analysed.evidence_holding == {a: frozenset(found) for a, found in holding.items()}
+    numbered = numbered_sentences(chunks)
+    expected: dict[str, tuple[int, ...]] = {}
+    for number, _, stemmed in numbered:
+        for one in stemmed:
+            expected[one] = (*expected.get(one, ()), number)
+    assert dict(analysed.evidence_with) == expected
+    for stemmed in {one for e in evidence for one in e.stems} | {"absent"}:
+        holding = sum(1 for e in evidence if stemmed in e.stems)
+        assert analysed.weight(stemmed) == math.log(1 + (len(evidence) + 1) / (1 + holding))
+    assert set(analysed.evidence_holding) == {a for _, c, _ in numbered for a in amounts[c]}
+    for amount in analysed.evidence_holding:
+        in_chunks = {n for n, chunk, _ in numbered if amount in amounts[chunk]}
+        bits = analysed.evidence_holding[amount]
+        assert {n for n in range(bits.bit_length()) if bits >> n & 1} == in_chunks
+    for number, chunk, stemmed in numbered:
+        assert analysed.evidence.at(number, 1) == Evidence(
+            chunks[chunk][0], stemmed, amounts[chunk]
+        )
 
 
 def test_merged_postings_equal_the_postings_of_all_the_sets() -> None:

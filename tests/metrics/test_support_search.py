@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 from ragguard.metrics.faithfulness import analyse_context, judge_sentence, lexical_verdicts
 from ragguard.metrics.support_search import (
     bits_of,
+    bits_of_ranges,
     heaviest,
-    heaviest_shared,
+    heaviest_run,
     holding_all_by_side,
     postings,
     sided_index,
+    spread,
 )
 from ragguard.metrics.text import segment
 
@@ -55,15 +57,44 @@ def one_by_one(
 
 @PROPERTY
 @given(pieces, wanted_stems, st.data())
-def test_heaviest_shared_is_comparing_every_piece_bit_for_bit(sets, wanted, data) -> None:
+def test_the_heaviest_single_piece_is_comparing_every_piece_bit_for_bit(sets, wanted, data) -> None:
     weights = {stemmed: data.draw(st.sampled_from(WEIGHTS)) for stemmed in STEMS}
     allowed = data.draw(
         st.none() | st.frozensets(st.integers(0, max(len(sets) - 1, 0)), max_size=len(sets))
     )
-    found = heaviest_shared(wanted, weights, postings(sets), allowed)
-    expected = one_by_one(wanted, weights, sets, allowed)
+    among = bits_of(range(len(sets)) if allowed is None else allowed, len(sets))
+    found = heaviest_run(wanted, weights, postings(sets), among, 1)
+    best, top = one_by_one(wanted, weights, sets, allowed)
+    assert found == ((-1, 0, 0.0) if best < 0 else (best, 1, top))
+    assert repr(found[2]) == repr(top)
+
+
+@PROPERTY
+@given(st.lists(pieces, max_size=6), wanted_stems, st.integers(1, 4), st.data())
+def test_heaviest_run_is_comparing_every_window_bit_for_bit(
+    passages, wanted, longest, data
+) -> None:
+    weights = {stemmed: data.draw(st.sampled_from(WEIGHTS)) for stemmed in STEMS}
+    numbered: list[frozenset[str]] = []  # each passage's sets, then longest - 1 empty ones
+    windows: list[tuple[int, int, frozenset[str]]] = []  # (first number, length, stems)
+    for sets in passages:
+        first = len(numbered)
+        for start in range(len(sets)):
+            for length in range(1, min(longest, len(sets) - start) + 1):
+                joined = frozenset().union(*sets[start : start + length])
+                windows.append((first + start, length, joined))
+        numbered += [*sets, *[frozenset()] * (longest - 1 if sets else 0)]
+    starts = sorted({number for number, _, _ in windows})
+    allowed = data.draw(st.frozensets(st.sampled_from(starts)) if starts else st.just(frozenset()))
+    allowed = allowed or frozenset(starts)
+    in_windows = frozenset(i for i, (number, _, _) in enumerate(windows) if number in allowed)
+    found = heaviest_run(
+        wanted, weights, postings(numbered), bits_of(allowed, len(numbered)), longest
+    )
+    best, top = one_by_one(wanted, weights, [w for _, _, w in windows], in_windows)
+    expected = (-1, 0, 0.0) if best < 0 else (windows[best][0], windows[best][1], top)
     assert found == expected
-    assert repr(found[1]) == repr(expected[1])  # the same float, not merely a close one
+    assert repr(found[2]) == repr(expected[2])
 
 
 @PROPERTY
@@ -117,3 +148,14 @@ def test_bits_of_sets_the_bit_of_every_position_dense_or_sparse(sized) -> None:
     positions = data.draw(st.frozensets(st.integers(0, size - 1)) if size else st.just(frozenset()))
     assert bits_of(positions, size) == sum(1 << position for position in positions)
     assert bits_of(sorted(positions), size) == bits_of(tuple(positions), size)
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 10)), max_size=6), st.integers(1, 4))
+def test_ranges_and_runs_as_bits_are_their_plain_definitions(ranges, length) -> None:
+    spans = [(start, start + extent) for start, extent in ranges]
+    size = max((stop for _, stop in spans), default=0)
+    positions = {p for start, stop in spans for p in range(start, stop)}
+    assert bits_of_ranges(spans, size) == bits_of(positions, size)
+    runs = {p for p in range(size) if any(p + k in positions for k in range(length))}
+    assert spread(bits_of(positions, size), length) == bits_of(runs, size)

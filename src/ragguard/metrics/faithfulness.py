@@ -44,6 +44,8 @@ from ragguard.metrics.faithfulness_model import (
     shipped_model,
 )
 from ragguard.metrics.passage_analysis import (
+    EVIDENCE_SENTENCES,
+    GAP,
     Clause,
     Evidence,
     EvidenceWindows,
@@ -55,11 +57,10 @@ from ragguard.metrics.passage_analysis import (
 from ragguard.metrics.support_search import (
     Postings,
     SidedIndex,
-    heaviest_shared_among,
+    heaviest_run,
     holding_all_by_side,
     lowest,
     merged_postings,
-    postings,
     sided_index,
 )
 from ragguard.metrics.text import Segment, quantities, stems
@@ -71,7 +72,6 @@ DEFAULT_THRESHOLD = shipped_model().threshold()
 STRICTNESS_LEVELS = tuple(shipped_model().levels)
 EMPTY_CONTEXT = "empty context"
 _SHOWN_WORDS = 6
-_NO_POSITION: frozenset[int] = frozenset()
 
 # A contradiction: a clause of the context holds every stem of the statement's clause, and
 # those are at least CONTRADICTION_EVIDENCE of the context clause's own stems.
@@ -80,17 +80,19 @@ CONTRADICTION_EVIDENCE = 0.6
 
 @dataclass(frozen=True)
 class Context:
-    """The retrieved chunks and the question, analysed once for every statement."""
+    """The retrieved chunks and the question, analysed once for every statement. The
+    context's sentences are numbered as :class:`EvidenceWindows` numbers them."""
 
-    evidence: Sequence[Evidence]
+    evidence: EvidenceWindows
     clauses: tuple[Clause, ...]
     question_stems: frozenset[str]
     empty: bool
-    evidence_with: Postings[str] = field(default_factory=lambda: postings([]))
+    evidence_with: Postings[str]  # stem -> numbers of the sentences holding it
     clauses_with: SidedIndex = field(default_factory=lambda: sided_index([]))
     asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
     negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
-    evidence_holding: Mapping[float, frozenset[int]] = field(default_factory=dict)
+    evidence_holding: Mapping[float, int] = field(default_factory=dict)  # as bits of numbers
+    _weights: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def knows(self, stemmed: str) -> bool:
         """True when a chunk or the question has the stem."""
@@ -101,8 +103,11 @@ class Context:
         evidence, n of them holding the word (an inverse document frequency over the
         context). A word the context repeats everywhere says little about where a claim comes
         from; one it never uses weighs most. Never 0, so every claim has a weight."""
-        pieces = len(self.evidence) + 1
-        return math.log(1 + pieces / (1 + len(self.evidence_with.get(stemmed, ()))))
+        found = self._weights.get(stemmed)
+        if found is None:
+            holding = self.evidence.count_holding(self.evidence_with.bits(stemmed))
+            found = self._weights[stemmed] = math.log(1 + (len(self.evidence) + 1) / (1 + holding))
+        return found
 
 
 @functools.lru_cache(maxsize=256)
@@ -123,7 +128,7 @@ def _analysed(context: tuple[tuple[str, str], ...], question: str) -> Context:
     for chunk_id, text in context:
         passage = seen.get(text) or seen.setdefault(text, analyse_passage(text, asked))
         chunks.append((size, chunk_id, passage))
-        size += len(passage.windows)
+        size += len(passage.sentences) + GAP if passage.sentences else 0
     evidence = EvidenceWindows(chunks)
     context_clauses = tuple(chain.from_iterable(passage.clauses for _, _, passage in chunks))
     return Context(
@@ -183,13 +188,12 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
 
 
 def _holding_quantities(claim: Claim, context: Context) -> int | None:
-    """Positions of the evidence, as the set bits of an int, whose chunk (or the question)
-    holds every quantity of the claim; None when every piece qualifies (no quantity, or only
-    the question's). Each quantity's positions are one frozenset of the context, whose bits
-    the search keeps: intersecting them is an AND of ints."""
+    """Numbers of the sentences, as the set bits of an int, whose chunk (or the question)
+    holds every quantity of the claim; None when every sentence qualifies (no quantity, or
+    only the question's). Intersecting them is an AND of ints."""
     allowed: int | None = None
     for amount in claim.quantities - context.asked:
-        holding = context.evidence_with.among(context.evidence_holding.get(amount, _NO_POSITION))
+        holding = context.evidence_holding.get(amount, 0)
         allowed = holding if allowed is None else allowed & holding
         if not allowed:
             return 0
@@ -202,15 +206,16 @@ def _best_evidence(
     """The share of the claim's stems found in the best evidence among ``allowed`` (all, or
     when none is allowed all of it, for the note); question stems count as found; ties go
     to the higher-ranked chunk."""
-    candidates = allowed or None
     weights = {stemmed: context.weight(stemmed) for stemmed in claim.stems}
     wanted = [s for s in claim.stems if s not in context.question_stems]
     given = sum(weights[s] for s in claim.stems if s in context.question_stems)
-    among = context.evidence_with.everything if candidates is None else candidates
-    index, found = heaviest_shared_among(wanted, weights, context.evidence_with, among)
-    if index < 0:
-        index = lowest(candidates) if candidates else 0
-    best = context.evidence[index] if context.evidence else None
+    among = allowed or context.evidence.starts[0]
+    first, length, found = heaviest_run(
+        wanted, weights, context.evidence_with, among, EVIDENCE_SENTENCES
+    )
+    if first < 0:
+        first, length = lowest(among) if among else -1, 1
+    best = context.evidence.at(first, length) if first >= 0 else None
     if not weights or (best is not None and best.stems.issuperset(wanted)):
         return 1.0, best  # every word found (or none to find: numbers are judged apart)
     return (given + found) / sum(weights.values()), best

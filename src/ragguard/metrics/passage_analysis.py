@@ -1,11 +1,12 @@
-"""The context's text analysed once per passage for lexical faithfulness: its evidence windows,
-its quantities, its clauses, and which windows hold each stem.
+"""The context's text analysed once per passage for lexical faithfulness: its sentences'
+stems, its quantities, its clauses, which sentences hold each stem, and its evidence windows.
 
 A passage's sentences are normalized once; each gives its set of content stems
 (:func:`ragguard.metrics.text.stem_set`) and its clauses. The windows are the runs of up to
 :data:`EVIDENCE_SENTENCES` adjacent sentences (from each sentence, one window per length, in
-that order). Which windows hold a stem follows from which sentences hold it (a window holds
-what its sentences hold), so the stems are indexed once per sentence, not once per window.
+that order). A window holds what its sentences hold, so only the sentences are indexed; the
+windows are made on demand (:class:`EvidenceWindows`), and the search for the best one runs
+over runs of sentence numbers (:func:`ragguard.metrics.support_search.heaviest_run`).
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain
 from typing import overload
 
 from ragguard.metrics.claims import without_citations
+from ragguard.metrics.support_search import bits_of_ranges, spread
 from ragguard.metrics.text import NEGATION, normalize, quantities, split_sentences, stem_set
 
 EVIDENCE_SENTENCES = 3
+# Numbers left free after each chunk's sentences: a run of EVIDENCE_SENTENCES stays in its chunk.
+GAP = EVIDENCE_SENTENCES - 1
 
 # Negation words that do not deny the clause they stand in.
 _NOT_A_DENIAL = re.compile(
@@ -78,61 +82,66 @@ def clauses_of_normalized(
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """One chunk's text analysed: the stems of its windows in order, its quantities (and the
-    question's), its clauses, and stem -> the positions of the windows holding it."""
+    """One chunk's text analysed: the stems of its sentences in order, its quantities (and the
+    question's), its clauses, and stem -> the positions of the sentences holding it."""
 
-    windows: tuple[frozenset[str], ...]
+    sentences: tuple[frozenset[str], ...]
     amounts: frozenset[float]
     clauses: tuple[Clause, ...]
     holding: dict[str, tuple[int, ...]]
 
+    @property
+    def windows(self) -> tuple[frozenset[str], ...]:
+        """The stems of its windows in order: from each sentence, the runs of 1 to
+        EVIDENCE_SENTENCES sentences while sentences last."""
+        count = len(self.sentences)
+        return tuple(self.window(*_window_at(count, index)) for index in range(window_count(count)))
+
+    def window(self, first: int, length: int) -> frozenset[str]:
+        """The stems of the ``length`` sentences from sentence ``first``."""
+        if length == 1:
+            return self.sentences[first]
+        return frozenset().union(*self.sentences[first : first + length])
+
 
 def analyse_passage(text: str, asked: frozenset[float]) -> Passage:
-    """The windows, quantities (with the question's, ``asked``), clauses and stem index of
-    one chunk's text."""
+    """The sentences' stems, quantities (with the question's, ``asked``), clauses and stem
+    index of one chunk's text."""
     sentences = [normalize(sentence) for sentence in split_sentences(text)]
-    sentence_stems = [stem_set(sentence) for sentence in sentences]
-    windows, containing = _windows(sentence_stems)
+    sentence_stems = tuple(stem_set(sentence) for sentence in sentences)
     found = tuple(chain.from_iterable(map(clauses_of_normalized, sentences, sentence_stems)))
     amounts = asked | quantities(without_citations(text))
-    return Passage(windows, amounts, found, _holding(sentence_stems, containing))
+    return Passage(sentence_stems, amounts, found, _holding(sentence_stems))
 
 
-def _windows(
-    sentence_stems: Sequence[frozenset[str]],
-) -> tuple[tuple[frozenset[str], ...], list[list[int]]]:
-    """The windows' stems in order (from each sentence, lengths 1 to EVIDENCE_SENTENCES
-    while sentences last), and for each sentence the positions of the windows holding it,
-    in order."""
-    windows: list[frozenset[str]] = []
-    containing: list[list[int]] = [[] for _ in sentence_stems]
-    count = len(sentence_stems)
-    for start, first in enumerate(sentence_stems):
-        joined = first
-        for offset in range(min(EVIDENCE_SENTENCES, count - start)):
-            if offset:
-                joined = joined | sentence_stems[start + offset]
-            for sentence in range(start, start + offset + 1):
-                containing[sentence].append(len(windows))
-            windows.append(joined)
-    return tuple(windows), containing
-
-
-def _holding(
-    sentence_stems: Sequence[frozenset[str]], containing: Sequence[list[int]]
-) -> dict[str, tuple[int, ...]]:
-    """Stem -> positions (in order) of the windows holding it: those of the sentences
-    holding it."""
-    sentences_with: dict[str, list[int]] = {}
+def _holding(sentence_stems: Sequence[frozenset[str]]) -> dict[str, tuple[int, ...]]:
+    """Stem -> positions (in order) of the sentences holding it."""
+    found: dict[str, list[int]] = {}
     for sentence, stems in enumerate(sentence_stems):
         for stemmed in stems:
-            sentences_with.setdefault(stemmed, []).append(sentence)
-    return {
-        stemmed: tuple(containing[found[0]])
-        if len(found) == 1
-        else tuple(sorted(set(chain.from_iterable(map(containing.__getitem__, found)))))
-        for stemmed, found in sentences_with.items()
-    }
+            found.setdefault(stemmed, []).append(sentence)
+    return {stemmed: tuple(positions) for stemmed, positions in found.items()}
+
+
+def window_count(sentences: int) -> int:
+    """How many windows a passage of ``sentences`` sentences has."""
+    full = max(0, sentences - EVIDENCE_SENTENCES + 1)  # the sentences with a window of each length
+    rest = sentences - full
+    return full * EVIDENCE_SENTENCES + rest * (rest + 1) // 2
+
+
+def _window_at(sentences: int, index: int) -> tuple[int, int]:
+    """(first sentence, length) of window ``index`` of a passage of ``sentences`` sentences."""
+    full = max(0, sentences - EVIDENCE_SENTENCES + 1)
+    if index < full * EVIDENCE_SENTENCES:
+        first, longer = divmod(index, EVIDENCE_SENTENCES)
+        return first, longer + 1
+    index -= full * EVIDENCE_SENTENCES
+    for first in range(full, sentences):
+        if index < sentences - first:
+            return first, index + 1
+        index -= sentences - first
+    raise IndexError("window index out of range")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,15 +155,24 @@ class Evidence:
 
 class EvidenceWindows(Sequence[Evidence]):
     """Every window of the context's chunks in order, as :class:`Evidence` made on demand: a
-    statement looks at its best window only, and a long context has a million of them."""
+    statement looks at its best window only, and a long context has a million of them.
+
+    The context's sentences are numbered in order, each chunk's followed by GAP numbers
+    that hold no sentence: the run of EVIDENCE_SENTENCES numbers from a sentence then stays
+    in its chunk, and the windows from a sentence are the runs from its number (a run that
+    reaches past its chunk's last sentence holds what the window to that sentence holds)."""
 
     def __init__(self, chunks: Sequence[tuple[int, str, Passage]]) -> None:
-        """``chunks``: (position of its first window, chunk id, passage) in order."""
-        # What a window's Evidence needs, not the passage: its stem index is merged and gone.
-        self._chunks = [(start, chunk_id, p.windows, p.amounts) for start, chunk_id, p in chunks]
-        self._chunks = [chunk for chunk in self._chunks if chunk[2]]
-        self._starts = [chunk[0] for chunk in self._chunks]
-        self._size = self._chunks[-1][0] + len(self._chunks[-1][2]) if self._chunks else 0
+        """``chunks``: (number of its first sentence, chunk id, passage) in order."""
+        self._chunks = [(first, chunk_id, p) for first, chunk_id, p in chunks if p.sentences]
+        self._firsts = [first for first, _, _ in self._chunks]
+        self._window_firsts = list(
+            accumulate((window_count(len(p.sentences)) for _, _, p in self._chunks), initial=0)
+        )
+        self._size = self._window_firsts.pop()
+        sentences = [(first, first + len(p.sentences)) for first, _, p in self._chunks]
+        self._numbers = sentences[-1][1] if sentences else 0
+        self.starts = _run_starts(bits_of_ranges(sentences, self._numbers))
 
     def __len__(self) -> int:
         return self._size
@@ -171,30 +189,57 @@ class EvidenceWindows(Sequence[Evidence]):
         position = index + self._size if index < 0 else index
         if not 0 <= position < self._size:
             raise IndexError("evidence index out of range")
-        start, chunk_id, windows, amounts = self._chunks[bisect_right(self._starts, position) - 1]
-        return Evidence(chunk_id, windows[position - start], amounts)
+        chunk = bisect_right(self._window_firsts, position) - 1
+        first, _, passage = self._chunks[chunk]
+        sentence, length = _window_at(len(passage.sentences), position - self._window_firsts[chunk])
+        return self.at(first + sentence, length)
+
+    def at(self, sentence: int, length: int) -> Evidence:
+        """The window of ``length`` sentences from sentence number ``sentence`` (fewer when its
+        chunk ends first)."""
+        first, chunk_id, passage = self._chunks[bisect_right(self._firsts, sentence) - 1]
+        return Evidence(chunk_id, passage.window(sentence - first, length), passage.amounts)
+
+    def count_holding(self, sentences: int) -> int:
+        """How many windows hold one of the sentences whose numbers are the set bits of
+        ``sentences``."""
+        count = 0
+        for length, starts in enumerate(self.starts, start=1):
+            count += (spread(sentences, length) & starts).bit_count()
+        return count
 
     def holding_amounts(self) -> HoldingAmounts:
-        """Quantity -> positions of the windows whose chunk (or the question) holds it."""
-        ranges: dict[float, list[range]] = {}
-        for start, _, windows, amounts in self._chunks:
-            for amount in amounts:
-                ranges.setdefault(amount, []).append(range(start, start + len(windows)))
-        return HoldingAmounts(ranges)
+        """Quantity -> numbers (as bits) of the sentences whose chunk (or the question) holds
+        it."""
+        ranges: dict[float, list[tuple[int, int]]] = {}
+        for first, _, passage in self._chunks:
+            for amount in passage.amounts:
+                ranges.setdefault(amount, []).append((first, first + len(passage.sentences)))
+        return HoldingAmounts(ranges, self._numbers)
 
 
-class HoldingAmounts(Mapping[float, frozenset[int]]):
-    """Quantity -> positions of the windows holding it, each set made on first use (a
-    statement asks for its own few quantities) and kept: the same frozenset every time."""
+def _run_starts(sentences: int) -> tuple[int, ...]:
+    """For each window length from 1 to EVIDENCE_SENTENCES, the numbers (as bits) of the
+    sentences from which that many sentences of one chunk follow: where such windows start."""
+    found = [sentences]
+    for shift in range(1, EVIDENCE_SENTENCES):
+        found.append(found[-1] & sentences >> shift)
+    return tuple(found)
 
-    def __init__(self, ranges: dict[float, list[range]]) -> None:
+
+class HoldingAmounts(Mapping[float, int]):
+    """Quantity -> numbers of the sentences holding it, as the set bits of an int made on
+    first use (a statement asks for its own few quantities) and kept."""
+
+    def __init__(self, ranges: dict[float, list[tuple[int, int]]], size: int) -> None:
         self._ranges = ranges
-        self._made: dict[float, frozenset[int]] = {}
+        self._size = size
+        self._made: dict[float, int] = {}
 
-    def __getitem__(self, amount: float) -> frozenset[int]:
+    def __getitem__(self, amount: float) -> int:
         found = self._made.get(amount)
         if found is None:
-            found = self._made[amount] = frozenset(chain.from_iterable(self._ranges[amount]))
+            found = self._made[amount] = bits_of_ranges(self._ranges[amount], self._size)
         return found
 
     def __iter__(self) -> Iterator[float]:

@@ -1,9 +1,11 @@
 """The search behind lexical faithfulness: which piece of context shares the most with a
 statement.
 
-The pieces (evidence windows, context clauses) are numbered; :class:`Postings` maps a stem to
-the positions of the pieces holding it and, on first use, to the same positions as the bits
-of one integer. :func:`heaviest` then splits the positions by the statement's stems, the
+The pieces (the context's sentences, its clauses) are numbered; :class:`Postings` maps a stem
+to the positions of the pieces holding it and, on first use, to the same positions as the bits
+of one integer. An evidence window is a run of up to three sentences: the positions from which
+a run holds a stem are the stem's bits or-ed with themselves shifted (:func:`spread`), and
+:func:`heaviest_run` searches the runs as it searches single pieces. :func:`heaviest` splits the positions by the statement's stems, the
 heaviest first: the pieces holding a stem go one way, the others the other, and a group that
 can no longer reach the best total found so far is dropped. Pieces that hold the same stems
 of the statement stay together in one integer however many there are, so a long context that
@@ -22,8 +24,7 @@ holds them all ending the search.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -32,7 +33,6 @@ Key = TypeVar("Key", bound=Hashable)
 # Totals summed in another order differ by a few units in the last place; a group within this
 # share of the best total is summed again exactly before the best is chosen.
 _SLACK = 1e-9
-_REMEMBERED = 4096  # sets of allowed positions kept as bits (all forgotten when full)
 # bits_of writes one byte per position, not per eight, for sets over 1/_DENSE of the positions:
 # setting a byte costs about a quarter of or-ing a bit into one (measured, CPython 3.11).
 _DENSE = 40
@@ -46,15 +46,7 @@ class Postings(dict[Key, tuple[int, ...]]):
         super().__init__(positions)
         self._size = size
         self._bits: dict[Key, int] = {}
-        self._among: dict[frozenset[int], int] = {}
-        self._everything: int | None = None
-
-    @property
-    def everything(self) -> int:
-        """Every position, as the set bits of an int."""
-        if self._everything is None:
-            self._everything = all_bits(self._size)
-        return self._everything
+        self._runs: dict[tuple[Key, int], int] = {}
 
     @property
     def size(self) -> int:
@@ -68,18 +60,12 @@ class Postings(dict[Key, tuple[int, ...]]):
             found = self._bits[key] = bits_of(self.get(key, ()), self._size)
         return found
 
-    def among(self, allowed: AbstractSet[int] | None) -> int:
-        """The ``allowed`` positions (all when None) as the set bits of an int. Remembered
-        for a frozenset (whose hash Python keeps): statements repeat their numbers, and the
-        positions holding a number are one frozenset of the context."""
-        if allowed is None:
-            return self.everything
-        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
-        found = self._among.get(key)
+    def runs(self, key: Key, length: int) -> int:
+        """The positions from which a run of ``length`` consecutive positions holds ``key``,
+        as the set bits of an int."""
+        found = self._runs.get((key, length))
         if found is None:
-            if len(self._among) >= _REMEMBERED:
-                self._among.clear()
-            found = self._among[key] = bits_of(key, self._size)
+            found = self._runs[key, length] = spread(self.bits(key), length)
         return found
 
 
@@ -123,9 +109,22 @@ def bits_of(positions: Collection[int], size: int) -> int:
     return int.from_bytes(packed, "little")
 
 
-def all_bits(size: int) -> int:
-    """Positions 0 to size - 1."""
-    return (1 << size) - 1
+def bits_of_ranges(ranges: Iterable[tuple[int, int]], size: int) -> int:
+    """The positions of (start, stop) ranges (each within ``size``) as the set bits of an
+    int: written as the digits of a binary number, a range at a time."""
+    digits = bytearray(b"0") * (size + 1)
+    for start, stop in ranges:
+        digits[size - stop + 1 : size - start + 1] = b"1" * (stop - start)
+    return int(digits, 2)
+
+
+def spread(bits: int, length: int) -> int:
+    """The positions from which a run of ``length`` consecutive positions holds a set bit
+    of ``bits``."""
+    found = bits
+    for shift in range(1, length):
+        found |= bits >> shift
+    return found
 
 
 def lowest(positions: int) -> int:
@@ -173,25 +172,40 @@ def heaviest(masks: Sequence[int], weights: Sequence[float], among: int) -> list
     return [(held, positions) for total, held, positions in groups if total >= best - slack]
 
 
-def heaviest_shared(
+def heaviest_run(
     wanted: Sequence[str],
     weights: Mapping[str, float],
     postings: Postings[str],
-    allowed: AbstractSet[int] | None,
+    among: int,
+    longest: int,
+) -> tuple[int, int, float]:
+    """(start, length, weight) of the run of 1 to ``longest`` consecutive positions, starting
+    at a position of ``among`` (the set bits of an int), that holds the heaviest share of
+    ``wanted``; ties go to the first start, then to the shortest run. (-1, 0, 0.0) when no
+    such run holds any.
+
+    A run holds what its positions hold, so the longest run from a start holds the most:
+    the heaviest start is searched with the runs of ``longest``, and the shortest run from it
+    that weighs as much is then found. A run's weight is the sum of the weights of the
+    ``wanted`` stems it holds, added in the order of ``wanted``."""
+    runs = [postings.runs(stemmed, longest) for stemmed in wanted]
+    start, top = _first_heaviest(wanted, weights, runs, among)
+    if start < 0:
+        return -1, 0, 0.0
+    for length in range(1, longest):
+        run = (1 << length) - 1
+        total = sum(weights[s] for s in wanted if postings.bits(s) >> start & run)
+        if total == top:
+            return start, length, top
+    return start, longest, top
+
+
+def _first_heaviest(
+    wanted: Sequence[str], weights: Mapping[str, float], masks: Sequence[int], among: int
 ) -> tuple[int, float]:
-    """(position, weight) of the allowed set holding the heaviest share of ``wanted``; ties
-    go to the first. (-1, 0.0) when no allowed set holds any.
-
-    A position's weight is the sum of the weights of the ``wanted`` stems it holds, added in
-    the order of ``wanted``."""
-    return heaviest_shared_among(wanted, weights, postings, postings.among(allowed))
-
-
-def heaviest_shared_among(
-    wanted: Sequence[str], weights: Mapping[str, float], postings: Postings[str], among: int
-) -> tuple[int, float]:
-    """:func:`heaviest_shared` with the allowed positions given as the set bits of an int."""
-    masks = [postings.bits(stemmed) for stemmed in wanted]
+    """(position, weight) of the position of ``among`` whose items (``masks[i]``: the
+    positions holding ``wanted[i]``) weigh the most, summed in the order of ``wanted``; ties
+    go to the first. (-1, 0.0) when no position of ``among`` holds any."""
     best, top = -1, 0.0
     for held, positions in heaviest(masks, [weights[s] for s in wanted], among):
         total = sum(weights[stemmed] for item, stemmed in enumerate(wanted) if held >> item & 1)
