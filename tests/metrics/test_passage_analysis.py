@@ -136,7 +136,50 @@ def test_the_windows_and_their_index_equal_the_plain_definitions(sentences: list
     assert list(passage.sentences) == plain_sentence_stems(text)
     assert passage.holding == dict(postings(plain_sentence_stems(text)))
     assert passage.amounts == frozenset({7.0}) | quantities(without_citations(text))
-    assert passage.clauses == tuple(c for s in split_sentences(text) for c in plain_clauses(s))
+    assert passage.texts == tuple(plain_normalize(s) for s in split_sentences(text))
+    every = [c for s in split_sentences(text) for c in plain_clauses(s)]
+    assert passage.negated == tuple(c for c in every if c.negated)
+
+
+@PROPERTY
+@given(texts)
+@example("We can't (or won't) say - which isn't never, not only x-ray.")
+def test_a_negated_clause_needs_a_negation_word_and_a_plain_one_holds_its_sentences_stems(
+    text: str,
+) -> None:
+    found = plain_clauses(text)
+    if NEGATION.search(plain_normalize(text)) is None:
+        assert not any(clause.negated for clause in found)
+    whole = frozenset(stems(text))
+    assert all(clause.stems <= whole for clause in found if not clause.negated)
+
+
+# Chunks of few words, so that several clauses hold the stems sought.
+FEW_WORDS = ("keys", "expire", "tokens", "renew", "daily", "not", "never", "isn't", ",", "which")
+few_word_chunks = st.lists(
+    st.lists(st.sampled_from(FEW_WORDS), min_size=1, max_size=7).map(" ".join), max_size=6
+).map(". ".join)
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.sampled_from("abc"), texts | few_word_chunks), max_size=5))
+@example([("a", "Keys expire, tokens renew. Keys expire daily, tokens never renew.")])
+def test_the_first_clause_holding_the_stems_sought_is_the_plain_definitions(
+    chunks: list[tuple[str, str]],
+) -> None:
+    analysed = analyse_context(tuple(chunks), "")
+    every = [c for _, text in chunks for s in split_sentences(text) for c in plain_clauses(s)]
+    negated_words = frozenset().union(*(c.stems for c in every if c.negated))
+    assert analysed.clauses.negated_words == negated_words
+    sought = {frozenset()} | {c.stems for c in every}
+    sought |= {frozenset(sorted(c.stems)[:2]) for c in every}
+    sought |= {frozenset(sorted(c.stems)[-1:]) | {"absent"} for c in every}
+    for wanted in sought:
+        for negated in (False, True):
+            expected = next(
+                (c for c in every if c.negated is negated and wanted and wanted <= c.stems), None
+            )
+            assert analysed.clauses.first_holding(wanted, negated) == expected
 
 
 def numbered_sentences(chunks: list[tuple[str, str]]) -> list[tuple[int, int, frozenset[str]]]:

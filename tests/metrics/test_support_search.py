@@ -16,9 +16,7 @@ from ragguard.metrics.support_search import (
     bits_of_ranges,
     heaviest,
     heaviest_run,
-    holding_all_by_side,
     postings,
-    sided_index,
     spread,
 )
 from ragguard.metrics.text import segment
@@ -95,29 +93,6 @@ def test_heaviest_run_is_comparing_every_window_bit_for_bit(
     expected = (-1, 0, 0.0) if best < 0 else (windows[best][0], windows[best][1], top)
     assert found == expected
     assert repr(found[2]) == repr(expected[2])
-
-
-@PROPERTY
-@given(st.lists(st.tuples(st.frozensets(st.sampled_from(STEMS), max_size=5), st.booleans())))
-def test_clauses_holding_every_stem_are_comparing_every_clause(clauses) -> None:
-    index = sided_index(clauses)
-    for wanted in (
-        frozenset(),
-        frozenset("a"),
-        frozenset("ab"),
-        frozenset("cde"),
-        frozenset(STEMS),
-    ):
-        for side in (False, True):
-            holding = [
-                position
-                for position, (stems, negated) in enumerate(clauses)
-                if wanted and wanted <= stems
-            ]
-            same = any(clauses[position][1] == side for position in holding)
-            other = [position for position in holding if clauses[position][1] != side]
-            expected = (same, other[0] if other else None)
-            assert holding_all_by_side(wanted, index, side) == expected
 
 
 def test_copies_of_a_piece_stay_one_group_however_many() -> None:

@@ -35,6 +35,7 @@ from itertools import chain
 
 from ragguard.core.bulk import collector_paused
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim
+from ragguard.metrics.context_clauses import ContextClauses
 from ragguard.metrics.faithfulness_model import (
     MISSING_WORDS,
     Findings,
@@ -46,7 +47,6 @@ from ragguard.metrics.faithfulness_model import (
 from ragguard.metrics.passage_analysis import (
     EVIDENCE_SENTENCES,
     GAP,
-    Clause,
     Evidence,
     EvidenceWindows,
     Passage,
@@ -56,12 +56,9 @@ from ragguard.metrics.passage_analysis import (
 )
 from ragguard.metrics.support_search import (
     Postings,
-    SidedIndex,
     heaviest_run,
-    holding_all_by_side,
     lowest,
     merged_postings,
-    sided_index,
 )
 from ragguard.metrics.text import Segment, quantities, stems
 from ragguard.results.model import SentenceVerdict
@@ -84,13 +81,11 @@ class Context:
     context's sentences are numbered as :class:`EvidenceWindows` numbers them."""
 
     evidence: EvidenceWindows
-    clauses: tuple[Clause, ...]
+    clauses: ContextClauses
     question_stems: frozenset[str]
     empty: bool
     evidence_with: Postings[str]  # stem -> numbers of the sentences holding it
-    clauses_with: SidedIndex = field(default_factory=lambda: sided_index([]))
     asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
-    negated_words: frozenset[str] = frozenset()  # stems of the negated clauses
     evidence_holding: Mapping[float, int] = field(default_factory=dict)  # as bits of numbers
     _weights: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
@@ -130,16 +125,18 @@ def _analysed(context: tuple[tuple[str, str], ...], question: str) -> Context:
         chunks.append((size, chunk_id, passage))
         size += len(passage.sentences) + GAP if passage.sentences else 0
     evidence = EvidenceWindows(chunks)
-    context_clauses = tuple(chain.from_iterable(passage.clauses for _, _, passage in chunks))
+    sentences = merged_postings([(start, p.holding) for start, _, p in chunks], size)
     return Context(
         evidence=evidence,
-        clauses=context_clauses,
+        clauses=ContextClauses(
+            chain.from_iterable(passage.negated for _, _, passage in chunks),
+            sentences,
+            evidence.sentence,
+        ),
         question_stems=frozenset(stems(question)),
         empty=not context,
-        evidence_with=merged_postings([(start, p.holding) for start, _, p in chunks], size),
-        clauses_with=sided_index([(c.stems, c.negated) for c in context_clauses]),
+        evidence_with=sentences,
         asked=asked,
-        negated_words=frozenset().union(*(c.stems for c in context_clauses if c.negated)),
         evidence_holding=evidence.holding_amounts(),
     )
 
@@ -231,15 +228,13 @@ def _contradiction(text: str, claim: Claim, context: Context) -> str | None:
     """A clause of the statement that matches a clause of the context word for word while
     exactly one of the two is negated (and no clause of the statement's polarity matches as
     well); None when there is none."""
-    if not is_negated(text) and context.negated_words.isdisjoint(claim.stems):
+    if not is_negated(text) and context.clauses.negated_words.isdisjoint(claim.stems):
         return None  # nothing negated on either side: the clauses need not be compared
     for clause in clauses(text):
-        matched_same, opposite = holding_all_by_side(
-            clause.stems, context.clauses_with, clause.negated
-        )
-        if opposite is None or matched_same:
+        opposite = context.clauses.first_holding(clause.stems, not clause.negated)
+        if opposite is None or context.clauses.first_holding(clause.stems, clause.negated):
             continue
-        if len(clause.stems) >= CONTRADICTION_EVIDENCE * len(context.clauses[opposite].stems):
+        if len(clause.stems) >= CONTRADICTION_EVIDENCE * len(opposite.stems):
             side = "statement" if clause.negated else "evidence"
             return f"contradicts the context: only the {side} is negated"
     return None

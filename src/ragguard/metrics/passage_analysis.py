@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import accumulate, chain
+from itertools import accumulate
 from typing import overload
 
 from ragguard.metrics.claims import without_citations
@@ -82,12 +82,14 @@ def clauses_of_normalized(
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    """One chunk's text analysed: the stems of its sentences in order, its quantities (and the
-    question's), its clauses, and stem -> the positions of the sentences holding it."""
+    """One chunk's text analysed: its sentences normalized and their stems, in order, its
+    quantities (and the question's), its negated clauses, and stem -> the positions of the
+    sentences holding it."""
 
+    texts: tuple[str, ...]
     sentences: tuple[frozenset[str], ...]
     amounts: frozenset[float]
-    clauses: tuple[Clause, ...]
+    negated: tuple[Clause, ...]
     holding: dict[str, tuple[int, ...]]
 
     @property
@@ -105,13 +107,20 @@ class Passage:
 
 
 def analyse_passage(text: str, asked: frozenset[float]) -> Passage:
-    """The sentences' stems, quantities (with the question's, ``asked``), clauses and stem
-    index of one chunk's text."""
-    sentences = [normalize(sentence) for sentence in split_sentences(text)]
+    """The sentences and their stems, quantities (with the question's, ``asked``), negated
+    clauses and stem index of one chunk's text. Only a sentence with a negation word is split
+    into clauses here: no other holds a negated clause."""
+    sentences = tuple(normalize(sentence) for sentence in split_sentences(text))
     sentence_stems = tuple(stem_set(sentence) for sentence in sentences)
-    found = tuple(chain.from_iterable(map(clauses_of_normalized, sentences, sentence_stems)))
+    negated = tuple(
+        clause
+        for sentence, stems in zip(sentences, sentence_stems, strict=True)
+        if NEGATION.search(sentence) is not None
+        for clause in clauses_of_normalized(sentence, stems)
+        if clause.negated
+    )
     amounts = asked | quantities(without_citations(text))
-    return Passage(sentence_stems, amounts, found, _holding(sentence_stems))
+    return Passage(sentences, sentence_stems, amounts, negated, _holding(sentence_stems))
 
 
 def _holding(sentence_stems: Sequence[frozenset[str]]) -> dict[str, tuple[int, ...]]:
@@ -199,6 +208,11 @@ class EvidenceWindows(Sequence[Evidence]):
         chunk ends first)."""
         first, chunk_id, passage = self._chunks[bisect_right(self._firsts, sentence) - 1]
         return Evidence(chunk_id, passage.window(sentence - first, length), passage.amounts)
+
+    def sentence(self, number: int) -> tuple[str, frozenset[str]]:
+        """The normalized text and the stems of sentence number ``number``."""
+        first, _, passage = self._chunks[bisect_right(self._firsts, number) - 1]
+        return passage.texts[number - first], passage.sentences[number - first]
 
     def count_holding(self, sentences: int) -> int:
         """How many windows hold one of the sentences whose numbers are the set bits of

@@ -15,17 +15,11 @@ Python loop runs once per group, not once per piece.
 
 The totals of the groups left are then summed again in the statement's own order of stems,
 so the scores are the same floats, bit for bit, as adding each piece's weights one by one.
-
-The context's clauses (for the contradiction check) are kept each distinct clause once per
-polarity (:class:`SidedIndex`). The check wants only the clauses that hold every stem of a
-statement's clause, so only the clauses holding its rarest stem are tested, the first that
-holds them all ending the search.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
@@ -213,57 +207,3 @@ def _first_heaviest(
         if total > top or (total == top and index < best):
             best, top = index, total
     return best, top
-
-
-@dataclass(frozen=True)
-class SidedIndex:
-    """Pieces of text on one of two sides (a clause and its polarity), each distinct piece
-    once: a context that repeats a passage repeats its clauses, and the first of equal
-    pieces is the one a tie goes to. Per side (``False``, then ``True``): the first
-    position of each distinct piece, in order, the stems of each distinct piece, and
-    stem -> the distinct pieces holding it."""
-
-    first: tuple[tuple[int, ...], tuple[int, ...]]
-    stems: tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...]]
-    holding: tuple[Postings[str], Postings[str]]
-
-
-def sided_index(pieces: Sequence[tuple[frozenset[str], bool]]) -> SidedIndex:
-    """The index of (stems, side) pieces given in order."""
-    first: dict[tuple[frozenset[str], bool], int] = {}
-    for position, piece in enumerate(pieces):
-        first.setdefault(piece, position)
-    sides = [[piece for piece in first if piece[1] == side] for side in (False, True)]
-    stems = (tuple(s for s, _ in sides[0]), tuple(s for s, _ in sides[1]))
-    return SidedIndex(
-        (tuple(first[piece] for piece in sides[0]), tuple(first[piece] for piece in sides[1])),
-        stems,
-        (postings(stems[0]), postings(stems[1])),
-    )
-
-
-def holding_all_by_side(
-    wanted: frozenset[str], index: SidedIndex, side: bool
-) -> tuple[bool, int | None]:
-    """Whether a piece on ``side`` holds every stem of ``wanted``, and the position of the
-    first piece on the other side that does (None when none does). An empty ``wanted`` is
-    held by no piece. Only the pieces holding the rarest stem of ``wanted`` are looked at."""
-    return (
-        _first_holding_all(wanted, index, side) is not None,
-        _position(index, not side, _first_holding_all(wanted, index, not side)),
-    )
-
-
-def _first_holding_all(wanted: frozenset[str], index: SidedIndex, side: bool) -> int | None:
-    """The first distinct piece on ``side`` holding every stem of ``wanted``; None if none."""
-    if not wanted:
-        return None
-    holding = index.holding[side]
-    rarest = min(wanted, key=lambda stemmed: len(holding.get(stemmed, ())))
-    pieces = index.stems[side]
-    return next((piece for piece in holding.get(rarest, ()) if wanted <= pieces[piece]), None)
-
-
-def _position(index: SidedIndex, side: bool, piece: int | None) -> int | None:
-    """The first position of a distinct piece on ``side`` (None for None)."""
-    return None if piece is None else index.first[side][piece]
