@@ -31,14 +31,20 @@ scored by ``python -m ragguard score --metrics faithfulness --out ...``, ``--rep
 the best wall time, the best CPU time (the child's user + system) and the children's peak
 RSS are printed, and its faithfulness must equal the in-process value.
 
+With ``--times N``, the 1 MB answer is then timed (in process, best of ``--repeat``) against
+N times the passages, made the same way (``--passage-chars 8000 --times 10``: 2,550 drawn
+passages, about 20 MB), and its ratio to the first context's time printed.
+
 Exits 1 when the 1 MB answer takes more than 2 s in process, the 4,000 / 2,000 ratio is
-over 3, or the whole-process score differs; 2 when the data folder is missing.
+over 3, the whole-process score differs, or (``--times N``) the larger context takes N
+times the time or more; 2 when the data folder is missing.
 
     python benchmarks/answer_length.py
     python benchmarks/answer_length.py --repeat 5 --data /path/to/ragtruth-qa-dev
     python benchmarks/answer_length.py --sources 1    # one question's 3 passages as context
     python benchmarks/answer_length.py --passages 2550   # the 255 passages ten times over
     python benchmarks/answer_length.py --passage-chars 8000   # 255 distinct passages, ~2 MB
+    python benchmarks/answer_length.py --passage-chars 8000 --times 10   # and then ~20 MB
 """
 
 from __future__ import annotations
@@ -239,6 +245,38 @@ def whole_process(
     return Timing(tuple(wall), tuple(cpu)), peak_mib, value
 
 
+def built_context(read: Context, passages: int, chars: int | None) -> Context:
+    """The context timed: the passages read cycled to ``passages``, or that many drawn
+    passages of about ``chars`` characters."""
+    if chars is not None:
+        return drawn_context(read, passages, chars)
+    return read if passages == len(read) else cycled_context(read, passages)
+
+
+def scaled(
+    args: argparse.Namespace,
+    read: Context,
+    passages: int,
+    question: str,
+    answer: str,
+    seconds: float,
+) -> bool:
+    """The 1 MB answer against ``args.times`` times the passages, in process, best of
+    ``args.repeat``: printed with its ratio to ``seconds``; True when the ratio is under
+    ``args.times``."""
+    larger = built_context(read, passages * args.times, args.passage_chars)
+    (timing,), _ = time_answers([answer], larger, question, args.repeat)
+    ratio = timing.best / seconds
+    ok = ratio < args.times
+    print(
+        f"1 MB answer against {len(larger):,} passages "
+        f"({sum(len(text) for _, text in larger):,} characters): {timing.best:.2f} s, "
+        f"{timing.best_cpu:.2f} s CPU in process, {ratio:.1f}x the {passages:,}-passage time "
+        f"(target < {args.times}x) -> {'ok' if ok else 'MISSED'}"
+    )
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help=f"default: {DATA}")
@@ -256,6 +294,13 @@ def main() -> int:
         help="context: the passages cycled to N (copies named <id>~2 ...; default: as read)",
     )
     parser.add_argument(
+        "--times",
+        type=int,
+        default=None,
+        help="then the 1 MB answer against N times the passages, made the same way: "
+        "its time in process must stay under N times the first context's",
+    )
+    parser.add_argument(
         "--passage-chars",
         type=int,
         default=None,
@@ -270,12 +315,9 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    pool, context, question = load_data(args.data, args.sources)
-    if args.passage_chars is not None:
-        wanted = args.passages if args.passages is not None else len(context)
-        context = drawn_context(context, wanted, args.passage_chars)
-    elif args.passages is not None:
-        context = cycled_context(context, args.passages)
+    pool, read, question = load_data(args.data, args.sources)
+    passages = args.passages if args.passages is not None else len(read)
+    context = built_context(read, passages, args.passage_chars)
     print(environment())
     print(
         f"answers: {len(pool)} LLM answers from {args.data} in file order, joined by blank "
@@ -322,6 +364,8 @@ def main() -> int:
         f"1 MB answer in process: {megabyte:.2f} s (target < {TARGET_SECONDS:.0f} s); "
         f"ratio {ratio:.2f} (target <= {TARGET_RATIO:.0f}) -> {'ok' if ok else 'MISSED'}"
     )
+    if args.times is not None:
+        ok = scaled(args, read, passages, question, answers[-1], megabyte) and ok
     return 0 if ok else 1
 
 
