@@ -63,6 +63,7 @@ from pathlib import Path
 
 from _common import Timing, environment
 
+from ragguard.metrics import faithfulness
 from ragguard.metrics.faithfulness import (
     DEFAULT_THRESHOLD,
     analyse_context,
@@ -180,7 +181,8 @@ def clear_caches() -> None:
     """Forget the stems, and the analysed context when ``analyse_context`` caches it, so
     that every run pays what the first run of a process pays."""
     stem.cache_clear()
-    cache_clear = getattr(analyse_context, "cache_clear", None)
+    forget = getattr(faithfulness, "forget_analysed_contexts", None)
+    cache_clear = getattr(analyse_context, "cache_clear", forget)  # an older checkout's
     if cache_clear is not None:
         cache_clear()
 

@@ -27,13 +27,13 @@ answers"). Per statement of the answer:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from ragguard.core.bulk import collector_paused
+from ragguard.core.weighed_cache import WeighedCache
 from ragguard.metrics.claims import NO_CONTENT, Claim, claim_of, not_a_claim
 from ragguard.metrics.context_clauses import ContextClauses
 from ragguard.metrics.faithfulness_model import (
@@ -105,11 +105,28 @@ class Context:
         return found
 
 
-@functools.lru_cache(maxsize=256)
+# The analysed contexts kept, by the characters of their text: an analysed context takes
+# about 16 bytes per character (32 MiB for 2 MB), so about 64 MiB at most.
+CACHED_CHARACTERS = 4_000_000
+_ANALYSED: WeighedCache[tuple[tuple[tuple[str, str], ...], str], Context] = WeighedCache(
+    CACHED_CHARACTERS
+)
+
+
 def analyse_context(context: tuple[tuple[str, str], ...], question: str = "") -> Context:
-    """Analyse (chunk id, text) pairs in rank order, and the question. Cached: calibration
-    checks each sentence of an answer against the same context. A context that repeats a
-    passage analyses it once."""
+    """Analyse (chunk id, text) pairs in rank order, and the question. The latest contexts
+    are kept (up to CACHED_CHARACTERS of text): calibration checks each sentence of an
+    answer against the same context. A context that repeats a passage analyses it once."""
+    size = sum(len(text) for _, text in context) + len(question)
+    return _ANALYSED.get((context, question), lambda: _analysed_paused(context, question), size)
+
+
+def forget_analysed_contexts() -> None:
+    """Drop the kept analysed contexts (a benchmark times a first analysis)."""
+    _ANALYSED.clear()
+
+
+def _analysed_paused(context: tuple[tuple[str, str], ...], question: str) -> Context:
     with collector_paused():
         return _analysed(context, question)
 
