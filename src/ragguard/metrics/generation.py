@@ -106,11 +106,11 @@ def judge_item(
     ``abstention`` not judged, a declined answer's metrics never read the judge's reply)."""
     if record is None or record.error:
         return None
-    segments = segment(record.answer)
-    if not segments:
-        return None
     methods = settings.methods()
     if not any(methods.get(name) == "judge" for name in applicable(question, names)):
+        return None  # decided before the answer is segmented: most runs judge nothing
+    segments = segment(record.answer)
+    if not segments:
         return None
     if methods["abstention"] != "judge" and declined(segments):
         return None
