@@ -5,10 +5,10 @@ little of the document around it, or a labelled chunk's text (``ragguard testset
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
-from ragguard.testset.model import Question
+from ragguard.testset.model import Evidence, Question
 
 AROUND = 160  # characters of context on each side of a quote
 
@@ -32,9 +32,28 @@ def passages(
     question: Question, documents: Mapping[str, str], chunks: Mapping[str, str]
 ) -> list[Passage]:
     """The question's evidence and chunk labels (grade 1 or more) as passages: a quote in
-    its document's context when ``documents`` has it, else the quote alone."""
-    shown = [_evidence_passage(e.doc, e.quote, documents) for e in question.evidence if e.grade]
-    for chunk, grade in question.relevant.items():
+    its document's context when ``documents`` has it, else the quote alone. A question with
+    hops shows each hop's labels in order, named ``hop 1: ...``, then any label of the
+    question that no hop holds."""
+    shown: list[Passage] = []
+    for number, hop in enumerate(question.hops, start=1):
+        found = _labelled(hop.evidence, hop.relevant, documents, chunks)
+        shown += [replace(passage, label=f"hop {number}: {passage.label}") for passage in found]
+    in_hops = {e for hop in question.hops for e in hop.evidence}
+    in_hop_chunks = {chunk for hop in question.hops for chunk in hop.relevant}
+    evidence = [e for e in question.evidence if e not in in_hops]
+    relevant = {c: g for c, g in question.relevant.items() if c not in in_hop_chunks}
+    return shown + _labelled(evidence, relevant, documents, chunks)
+
+
+def _labelled(
+    evidence: Iterable[Evidence],
+    relevant: Mapping[str, int],
+    documents: Mapping[str, str],
+    chunks: Mapping[str, str],
+) -> list[Passage]:
+    shown = [_evidence_passage(e.doc, e.quote, documents) for e in evidence if e.grade]
+    for chunk, grade in relevant.items():
         if grade >= 1:
             text = chunks.get(chunk)
             found = text is not None or not chunks  # without chunk text there is nothing to show
