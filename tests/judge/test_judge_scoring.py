@@ -248,7 +248,7 @@ def test_missing_key_and_small_budget_stop_before_any_call(tmp_path, cli_error, 
             "--metrics",
             "faithfulness",
         ]
-        cli_error(args, "ragguard.yml: judge.api_key_env:", "RAGGUARD_TEST_JUDGE_KEY is not set")
+        cli_error(args, "ragguard.yml:4: judge.api_key_env:", "RAGGUARD_TEST_JUDGE_KEY is not set")
         monkeypatch.setenv("RAGGUARD_TEST_JUDGE_KEY", KEY)
         config.write_text(config.read_text() + "  max_calls: 1\n")
         cli_error(args, "ragguard.yml:", "judge.max_calls:", "needs 2 judge calls")

@@ -74,7 +74,7 @@ from ragguard.github import (
 from ragguard.github.comments import with_outcome
 from ragguard.pipeline.compare import compare_to_baseline
 from ragguard.pipeline.drafts import awaiting_review
-from ragguard.pipeline.evaluate import check_judge_key
+from ragguard.pipeline.passes import check_judge_key
 from ragguard.render import (
     comparison_terminal,
 )
@@ -118,8 +118,8 @@ def run_ci(
     opts = ci_options(settings, config)
     check_baseline_file(opts)  # before any request
     if not settings.parts:  # a broken test set is found before any request to GitHub
-        load_testset(config.testset)
-        check_judge_key(config)  # and a judge key that is not set
+        testset = load_testset(config.testset).without_drafts()  # the questions ci asks
+        check_judge_key(testset, config.metrics, config.generation)  # a judge key not set
     target = resolve_target(activity, settings, collaborators.github)
     _warn_unreviewed(settings, target, log)
     if activity.kind == PULL_REQUEST and activity.head_sha is None:

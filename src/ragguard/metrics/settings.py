@@ -57,6 +57,7 @@ class JudgeSettings:
     cache_dir: Path | None = Path(DEFAULT_CACHE)
     price: JudgePrice | None = None  # not in the fingerprint: a price changes no verdict
     source: str = "judge"  # the config file, for error messages
+    api_key_line: int | None = None  # the line of api_key_env in it (not in the fingerprint)
 
     @property
     def chat_url(self) -> str:

@@ -20,7 +20,7 @@ from ragguard.core.files import check_writable
 from ragguard.metrics.names import MetricSpec
 from ragguard.metrics.settings import GenerationSettings
 from ragguard.pipeline.drafts import load_run_testset, run_questions
-from ragguard.pipeline.passes import prepare_passes
+from ragguard.pipeline.passes import check_judge_key, prepare_passes
 from ragguard.pipeline.reporter import Reporter
 from ragguard.results.model import Results
 from ragguard.results.records import RunRecord
@@ -106,11 +106,11 @@ def evaluate(
     at its end (not with ``failures_in_log=False``, as ``api.run`` has it). ``git`` is
     recorded in the results; ``cache_dir`` overrides ``judge.cache``.
     """
-    check_judge_key(config)
     passes = config.system.run.repeat
     if system_log is not None:
         check_writable(system_log)  # a folder or an unwritable place: one line, before any run
     testset = load_run_testset(config.testset, reporter, include_drafts=include_drafts)
+    check_judge_key(testset, config.metrics, config.generation)
     done, journals = _journalled(records, passes, testset, shard, reporter)
     log = LineLog(system_log) if system_log is not None else None
     try:
@@ -214,6 +214,7 @@ def evaluate_system(
     ``specs`` and the ``generation`` settings (no corpus, no records written): the demo's
     pipelines."""
     testset = run_questions(testset, reporter, include_drafts=False)
+    check_judge_key(testset, specs, generation)
     outcome = run_passes(
         system, testset.questions, settings, progress_stream=reporter.progress_stream
     )
@@ -334,14 +335,3 @@ def _score(
     first = prepared.first
     return results, first.judge.usage if first is not None and first.judge is not None else None
 
-
-def check_judge_key(config: Config) -> None:
-    """A judged metric's API key that is not set is an error before the system is asked
-    anything (it was found once every question had been asked)."""
-    generation = config.generation
-    methods = generation.methods()
-    judged = any(methods.get(spec.name) == "judge" for spec in config.metrics)
-    if judged and generation.judge is not None:
-        from ragguard.judge.keys import api_key
-
-        api_key(generation.judge)

@@ -212,6 +212,7 @@ def _judge(reader: Reader, value: Any, root: Path) -> JudgeSettings | None:
         cache_dir=None if cache is False else root / str(cache),
         price=_price(reader, value),
         source=reader.source,
+        api_key_line=reader.line(value, "api_key_env", "judge.api_key_env"),
     )
 
 
