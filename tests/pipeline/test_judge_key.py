@@ -195,7 +195,7 @@ class CountingSystem:
 def test_a_system_already_built_is_not_asked_either():
     """evaluate_system (the demo's pipelines) checks the key as evaluate does."""
     system = CountingSystem()
-    with pytest.raises(InputError, match="judge.api_key_env"):
+    with pytest.raises(InputError, match=r"judge\.api_key_env"):
         evaluate_system(
             system,
             BOTH,

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragguard.results.chunks import Chunk
 from ragguard.metrics.names import ABSTENTION, MetricSpec
+from ragguard.results.chunks import Chunk
 from ragguard.results.records import corpus_texts
 from ragguard.scoring.score import abstention_by_default, has_answer, specs_for
 from ragguard.scoring.suite import PreparedPasses, RunPass
