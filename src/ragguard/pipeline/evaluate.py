@@ -334,4 +334,3 @@ def _score(
         results = mark_shard(results, shard)
     first = prepared.first
     return results, first.judge.usage if first is not None and first.judge is not None else None
-
