@@ -1,8 +1,8 @@
-"""Every pass of a run set up for scoring before any is judged: the metrics chosen once
-(:func:`scored_metrics`), the corpus read once, each pass's generation inputs checked
-(answers, chunk text) and its judge calls planned, and ``judge.max_calls`` held over all the
-passes. The judge client is built here, in the pipeline, and handed to
-:class:`~ragguard.scoring.suite.PreparedPasses`: scoring never builds it.
+"""Every pass of a run set up for scoring before any is judged: the corpus is read once,
+each pass's generation inputs are checked (answers, chunk text) and its judge calls planned,
+and ``judge.max_calls`` holds over all the passes. The judge client is built here, in the
+pipeline, and handed to :class:`~ragguard.scoring.suite.PreparedPasses`: scoring never builds
+it.
 
 Before a system is asked anything, :func:`check_judge_key` finds an unset judge API key
 for the metrics the run would be scored with, so that a missing key costs no run."""
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ragguard.metrics.names import ABSTENTION, MetricSpec
 from ragguard.results.chunks import Chunk
 from ragguard.results.records import corpus_texts
-from ragguard.scoring.score import abstention_by_default, has_answer, specs_for
+from ragguard.scoring.score import abstention_by_default, specs_for, with_default_abstention
 from ragguard.scoring.suite import PreparedPasses, RunPass
 from ragguard.testset.model import TestSet
 
@@ -61,14 +61,14 @@ def prepare_passes(
     settings, the defaults when none were given.
     """
     auto = generation.abstention_auto if generation is not None else True
-    answered = any(has_answer(run_pass.records) for run_pass in passes)
+    runs = [run_pass.records for run_pass in passes]
     decided_on = whole if whole is not None else testset
-    added = answered and abstention_by_default(decided_on, specs, auto)
-    if generation is None and added:
+    with_abstention = with_default_abstention(decided_on, specs, runs, auto)
+    if generation is None and len(with_abstention) > len(specs):
         from ragguard.metrics.settings import GenerationSettings
 
         generation = GenerationSettings()
-    specs = scored_metrics(decided_on, specs, with_abstention=added)
+    specs = specs_for(decided_on, with_abstention)
     setups = None
     if generation is not None:
         setups = _set_up(
@@ -77,30 +77,19 @@ def prepare_passes(
     return PreparedPasses(testset, tuple(specs), tuple(passes), origins, setups)
 
 
-def scored_metrics(
-    testset: TestSet, specs: Sequence[MetricSpec], *, with_abstention: bool
-) -> tuple[MetricSpec, ...]:
-    """The metrics every pass of a run of ``testset`` is scored with: ``specs``, then
-    ``abstention`` when ``with_abstention`` (added by default:
-    :func:`~ragguard.scoring.score.abstention_by_default` and a run with answers), then the
-    agent metrics when the test set has hops or expected tools
-    (:func:`~ragguard.scoring.score.specs_for`)."""
-    added = (MetricSpec(ABSTENTION),) if with_abstention else ()
-    return specs_for(testset, (*specs, *added))
-
-
 def judged_sections(
     testset: TestSet, specs: Sequence[MetricSpec], generation: GenerationSettings
 ) -> tuple[str, ...]:
     """The ragguard.yml sections (``faithfulness``, ``answer_relevance``, ``abstention``)
     whose ``method: judge`` a run of ``testset`` would use if its system answers: those of
-    the metrics :func:`scored_metrics` chooses (the default abstention included) that apply
-    to some question (abstention to an ``answerable: false`` one)."""
+    the metrics :func:`prepare_passes` chooses for a run with answers (``specs``, the
+    default abstention, the agent metrics) that apply to some question (abstention to an
+    ``answerable: false`` one)."""
     from ragguard.metrics.generation import applicable
 
     added = abstention_by_default(testset, specs, generation.abstention_auto)
     methods = generation.methods()
-    chosen = scored_metrics(testset, specs, with_abstention=added)
+    chosen = specs_for(testset, (*specs, MetricSpec(ABSTENTION)) if added else tuple(specs))
     judged = [spec.name for spec in chosen if methods.get(spec.name) == "judge"]
     used = {name for question in testset for name in applicable(question, judged)}
     return tuple(dict.fromkeys(METHOD_SECTION.get(name, name) for name in judged if name in used))
