@@ -1,6 +1,7 @@
 """What the judge cost, in the reports: one line under the comment's and the job summary's
-footer (``~`` when estimated, the cost only with a price), none without a judge; a
-``judge_cost`` budget gated like the other budgets."""
+footer (``~`` when estimated, the cost only with a price, the rechecks' share when they were
+judged), none without a judge; a ``judge_cost`` budget gated like the other budgets, on the
+head run alone."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 from compare_cases import head_results, results
 from ragguard.compare import FAIL, PASS, compare
+from ragguard.compare.model import Recheck
+from ragguard.compare.rechecks import with_rechecks
 from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
@@ -83,3 +86,32 @@ def test_comparison_json_carries_the_heads_judge_totals() -> None:
     assert "judge" not in json.loads(
         comparison_json(compare(results(), head_results(), GateRules()))
     )
+
+
+def test_the_line_adds_the_rechecks_and_says_their_share() -> None:
+    line = judge_cost_line(costs(10, 1), costs(2, 0, "estimate"))
+    assert line == (
+        "judge: 12 calls, 1 cached, ~10.8k tokens, ~$0.0022 "
+        "(of which rechecks: 2 calls, 0 cached, ~1.8k tokens, ~$0.00036)"
+    )
+    assert judge_cost_line(costs(2, 0), JudgeCosts((), PRICE)) == judge_cost_line(costs(2, 0))
+
+
+def test_rechecks_judge_calls_reach_the_reports_but_not_the_judge_cost_budget() -> None:
+    """The ``judge_cost`` budget is the head run's (as ``ragguard compare`` of the same two
+    files decides it); what the rechecks cost is added only to the totals shown."""
+    failing = {"auth-expiry": 0}  # the critical question newly fails: rechecked
+    head = replace(head_results(failing), judge=costs(1000, 0))
+    comparison = compare(results(), head, budgets(judge_cost={"max": 0.2}))
+    rerun = replace(head_results(), judge=costs(500, 0))
+    rechecked = with_rechecks(comparison, {"auth-expiry": Recheck(1, 2)}, [rerun, rerun])
+
+    [row] = [m for m in rechecked.costs if m.name == "judge_cost"]
+    assert (row.head, row.verdict) == (pytest.approx(0.18), PASS)
+    assert rechecked.recheck_judge is not None and rechecked.recheck_judge.calls == 1000
+    assert rechecked.judge_spent is not None and rechecked.judge_spent.calls == 2000
+    line = "judge: 2,000 calls, 0 cached, 1.8M tokens, $0.36 (of which rechecks: 1,000 calls"
+    assert line in render_comment(rechecked) and line in render_summary(rechecked)
+    data = json.loads(comparison_json(rechecked))
+    assert (data["judge"]["calls"], data["judge_rechecks"]["calls"]) == (1000, 1000)
+    assert "judge_rechecks" not in json.loads(comparison_json(comparison))

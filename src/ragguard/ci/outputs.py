@@ -107,13 +107,14 @@ def action_outputs(
         "comment-id": "" if comment_id is None else str(comment_id),
         "results-path": str(results_path),
         "newly-failing": str(len(comparison.of_kind("newly_failing"))),
-        **judge_outputs(comparison.judge),
+        **judge_outputs(comparison.judge_spent),
         **paths,
     }
 
 
 def judge_outputs(costs: JudgeCosts | None) -> dict[str, str]:
-    """``judge-calls``, ``judge-tokens`` and ``judge-cost`` (empty: no judge, or no price)."""
+    """``judge-calls``, ``judge-tokens`` and ``judge-cost`` (empty: no judge, or no price):
+    ``costs`` is everything the judge cost, the rechecks' reruns included."""
     if costs is None:
         return {"judge-calls": "", "judge-tokens": "", "judge-cost": ""}
     cost = costs.cost

@@ -5,6 +5,8 @@ Each rerun's records and results are written under ``<results dir>/rechecks/<i>/
 anything is sent to GitHub. A rerun asks each question once, whatever ``system.repeat``
 says: the tally counts each rerun as one run of the question. A recorded system cannot be asked again: its questions are
 not rechecked and the gate decides as without rechecks (the log says so).
+What judging the reruns cost goes into the comparison (``recheck_judge``), so that the
+reports' judge totals count it (the ``judge_cost`` budget stays the head run's).
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def recheck_comparison(
     for question_id, tally in tallies.items():
         verdict = "flaky" if tally.flaky else "fails"
         log(f"ragguard: recheck {printable(question_id, 80)}: {verdict} ({tally.line()})")
-    return with_rechecks(comparison, tallies)
+    return with_rechecks(comparison, tallies, reruns)
 
 
 def _rerun(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ragguard.compare.agents import HopChange, HopRow, ToolChange
 from ragguard.compare.detectable import Detectable
 from ragguard.config.sections.gate import GateRules
-from ragguard.results.judging import JudgeCosts
+from ragguard.results.judging import JudgeCosts, combined_costs
 from ragguard.results.model import (
     STATUS_ERROR,
     STATUS_JUDGE_ERROR,
@@ -288,6 +288,13 @@ class Comparison:
     hops: tuple[HopRow, ...] = ()
     # What judging the head run cost (results.json ``judge``); None: no judge was used.
     judge: JudgeCosts | None = None
+    # What judging the rechecks' reruns cost (compare/rechecks.py); None: none was judged.
+    recheck_judge: JudgeCosts | None = None
+
+    @property
+    def judge_spent(self) -> JudgeCosts | None:
+        """What the judge cost in all: the head run and its rechecks (the reports' totals)."""
+        return combined_costs((self.judge, self.recheck_judge))
 
     @property
     def incomparable(self) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from ragguard.compare.model import NEWLY_FAILING, Comparison, Recheck, RunTally
 from ragguard.compare.questions import pass_tally
 from ragguard.compare.verdict import gate_reasons, overall_verdict
+from ragguard.results.judging import combined_costs
 from ragguard.results.model import Results
 
 
@@ -56,14 +57,19 @@ def tally_rechecks(
     return tallies
 
 
-def with_rechecks(comparison: Comparison, tallies: Mapping[str, Recheck]) -> Comparison:
-    """The comparison with each rechecked question's tally, and its verdict decided again."""
+def with_rechecks(
+    comparison: Comparison, tallies: Mapping[str, Recheck], reruns: Sequence[Results] = ()
+) -> Comparison:
+    """The comparison with each rechecked question's tally, and its verdict decided again;
+    with the ``reruns``, also what judging them cost (``recheck_judge``: the reports add it
+    to the head run's, the ``judge_cost`` budget does not, docs/compare.md)."""
     if not tallies:
         return comparison
     questions = tuple(
         replace(question, recheck=tallies[question.id]) if question.id in tallies else question
         for question in comparison.questions
     )
-    draft = replace(comparison, questions=questions)
+    spent = combined_costs(rerun.judge for rerun in reruns)
+    draft = replace(comparison, questions=questions, recheck_judge=spent)
     reasons = gate_reasons(draft)
     return replace(draft, verdict=overall_verdict(reasons), reasons=reasons)

@@ -61,6 +61,7 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
         **({"repeats": _repeats_dict(comparison.repeats)} if comparison.repeats else {}),
         **({"hops": [_hop_dict(row) for row in comparison.hops]} if comparison.hops else {}),
         **({"judge": comparison.judge.totals()} if comparison.judge is not None else {}),
+        **_recheck_judge(comparison),
         "gate": {
             "default": asdict(rules.default),
             "metrics": {name: asdict(rule) for name, rule in rules.metrics.items()},
@@ -72,6 +73,13 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "recheck_all": rules.recheck_all,
         },
     }
+
+
+def _recheck_judge(comparison: Comparison) -> dict[str, Any]:
+    """``judge_rechecks``: the rechecks' judge totals beside the head run's ``judge`` (the
+    reports and the action outputs show their sum); nothing when no recheck was judged."""
+    spent = comparison.recheck_judge
+    return {"judge_rechecks": spent.totals()} if spent is not None else {}
 
 
 def _hop_dict(row: HopRow) -> dict[str, Any]:

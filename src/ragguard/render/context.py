@@ -140,7 +140,7 @@ def comparison_context(
         "cost_rows": cost_rows(comparison, detail.compact),
         "provenance": provenance_line(comparison),
         "footer": footer_line(comparison, detail),
-        "judge_cost": judge_cost_line(comparison.judge),
+        "judge_cost": judge_cost_line(comparison.judge, comparison.recheck_judge),
         "all_questions": [_question_row(q) for q in in_id_order(comparison.questions)]
         if detail.all_questions
         else [],

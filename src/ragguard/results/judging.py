@@ -22,7 +22,7 @@ are computed again from ``judged``; an older file without ``judge`` reads as ``N
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +115,15 @@ class JudgeCosts:
             data["price"] = {"input": self.price[0], "output": self.price[1]}
             data["cost"] = self.cost
         return data
+
+
+def combined_costs(runs: Iterable[JudgeCosts | None]) -> JudgeCosts | None:
+    """Several runs' judge costs as one: every judged answer, run after run, at the first
+    run's price (the runs of one suite share its ``judge.price``); None when none was judged."""
+    judged = [costs for costs in runs if costs is not None]
+    if not judged:
+        return None
+    return JudgeCosts(tuple(charge for costs in judged for charge in costs.judged), judged[0].price)
 
 
 def judge_costs_from(value: Any, source: str) -> JudgeCosts | None:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ragguard.core.errors import InputError
-from ragguard.results.judging import JudgeCosts
+from ragguard.results.judging import combined_costs
 from ragguard.results.model import QuestionResult, Results, run_count
 from ragguard.scoring.score import summarize
 
@@ -33,16 +33,8 @@ def merge_parts(parts: Sequence[tuple[Path, Results]]) -> Results:
         questions=questions,
         summary=summarize(questions, first.metrics),
         shard=None,
-        judge=_merged_judge([part for _, part in parts]),
+        judge=combined_costs(part.judge for _, part in parts),  # part after part
     )
-
-
-def _merged_judge(parts: Sequence[Results]) -> JudgeCosts | None:
-    """Every part's judged answers, part after part (None: no part was judged)."""
-    judged = [part.judge for part in parts if part.judge is not None]
-    if not judged:
-        return None
-    return JudgeCosts(tuple(charge for costs in judged for charge in costs.judged), judged[0].price)
 
 
 def _check_same_run(first_path: Path, first: Results, path: Path, part: Results) -> None:
