@@ -1,9 +1,11 @@
 """Cost and latency in the report: shown in the comment only when they moved or failed a
-budget; a rise reads as worse (lower is better)."""
+budget; a rise reads as worse (lower is better); each row says what its value is of (per
+answer, or the run's total for ``judge_cost``)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from compare_cases import head_results, results
 from ragguard.ci.outputs import metrics_output
@@ -12,9 +14,18 @@ from ragguard.compare.serialise import comparison_json
 from ragguard.config.sections.gate import GateRules
 from ragguard.render import comparison_terminal, render_comment, render_summary
 from ragguard.render.costs import cost_change, cost_rows
+from ragguard.results.judging import JudgeCharge, JudgeCosts
 from test_compare_costs import budgets, with_usage
 
-HEADER = "| per answer (lower is better) |"
+
+def judge_costs(calls: int) -> JudgeCosts:
+    """``calls`` judged answers of 800 prompt and 100 completion tokens, at 0.15 / 0.60."""
+    return JudgeCosts(
+        tuple(JudgeCharge(f"q{i}", 1, 800, 100, "usage") for i in range(calls)), (0.15, 0.60)
+    )
+
+
+HEADER = "| cost and latency (lower is better) |"
 
 
 def test_unchanged_costs_stay_out_of_the_comment_but_are_in_the_full_report() -> None:
@@ -24,7 +35,9 @@ def test_unchanged_costs_stay_out_of_the_comment_but_are_in_the_full_report() ->
     assert HEADER not in render_comment(comparison)
     summary = render_summary(comparison)
     assert HEADER in summary
-    assert "| `tokens` | 800 tokens | 800 tokens | = 0 | p = 1.000 | no budget |" in summary
+    assert (
+        "| `tokens` per answer | 800 tokens | 800 tokens | = 0 | p = 1.000 | no budget |" in summary
+    )
 
 
 def test_a_rise_in_tokens_is_shown_as_worse_and_a_fall_as_better() -> None:
@@ -33,7 +46,10 @@ def test_a_rise_in_tokens_is_shown_as_worse_and_a_fall_as_better() -> None:
     )
     comment = render_comment(risen)
     assert HEADER in comment
-    assert "| `tokens` | 800 tokens | 1,000 tokens | ▲ +200 tokens (+25%), worse |" in comment
+    assert (
+        "| `tokens` per answer | 800 tokens | 1,000 tokens | ▲ +200 tokens (+25%), worse |"
+        in comment
+    )
     assert "`cost`" not in comment  # the cost did not move
 
     fallen = compare(
@@ -79,7 +95,25 @@ def test_ragguard_compare_prints_the_costs_with_their_direction() -> None:
         with_usage(results(), 800, 0.003), with_usage(head_results(), 1000, 0.003), rules
     )
     text = comparison_terminal(comparison)
-    assert "per answer (lower is better)" in text
-    [tokens] = [line for line in text.splitlines() if line.startswith("tokens ")]
+    assert "cost and latency (lower is better)" in text
+    [tokens] = [line for line in text.splitlines() if line.startswith("tokens per answer ")]
     assert "▲ +200 tokens (+25%), worse" in tokens and tokens.rstrip().endswith("fail")
     assert "fail: tokens: rose 25%, 800 tokens → 1,000 tokens" in text
+
+
+def test_the_judge_cost_row_is_the_runs_total_not_a_per_answer_value() -> None:
+    """``judge_cost`` is a run's total: the table's header does not call it per answer, its
+    row says per run, beside the per-answer rows (comment, summary and terminal)."""
+    baseline = replace(with_usage(results(), 800, 0.003), judge=judge_costs(1000))
+    head = replace(with_usage(head_results(), 1000, 0.003), judge=judge_costs(1500))
+    comparison = compare(baseline, head, budgets(judge_cost={"max": 0.5}))
+    for report in (render_comment(comparison), render_summary(comparison)):
+        assert "per answer (lower is better)" not in report
+        assert HEADER in report
+        assert "| `tokens` per answer | 800 tokens | 1,000 tokens |" in report
+        assert "| `judge_cost` per run | $0.18 | $0.27 | ▲ +$0.09 (+50%), worse |" in report
+    text = comparison_terminal(comparison)
+    [header] = [line for line in text.splitlines() if "lower is better" in line]
+    assert header.startswith("cost and latency (lower is better) ")
+    [judged] = [line for line in text.splitlines() if line.startswith("judge_cost")]
+    assert judged.startswith("judge_cost per run ") and judged.rstrip().endswith("pass")

@@ -118,6 +118,6 @@ def test_the_cost_and_latency_table_fits(browser) -> None:
     head = priced(head_results(latency=4800.0), 987_654, 0.98765)
     comparison = compare(baseline, head, rules)
     layout = measure(render_comment(comparison), browser)
-    assert any("per answer (lower is better)" in " ".join(t.header) for t in layout.tables)
+    assert any("cost and latency (lower is better)" in " ".join(t.header) for t in layout.tables)
     _assert_fits(layout, "comment with costs")
     _assert_fits(measure(render_summary(comparison), browser), "summary with costs")

@@ -447,7 +447,7 @@ LATENCY_COLUMN = re.compile(r'("latency_ms":\[)[^\]]*(\])')
 LINE_BYTES_COLUMN = re.compile(r'("line_bytes":\[)[^\]]*(\])')
 COLUMNS_CHECK = re.compile(r'("columns_check": "crc32:)[0-9a-f]{8}(")')
 MARKDOWN_LATENCY = re.compile(r"(?<=\n)\nLatency: p50 [^\n]*\.\n")
-COST_TABLE_HEADER = re.compile(r"^per answer \(lower is better\) ")
+COST_TABLE_HEADER = re.compile(r"^cost and latency \(lower is better\) ")
 COST_TABLE_ROW = re.compile(r"^latency_p\d+ ")
 
 

@@ -26,7 +26,7 @@ from ragguard.compare import (
     TagBreakdown,
 )
 from ragguard.render.agents import conversations_text, hop_context
-from ragguard.render.costs import cost_rows
+from ragguard.render.costs import COST_HEADER, cost_rows
 from ragguard.render.detail import CELL_WRAP, FIXED_SHOWN, TAG_COLUMNS, Detail
 from ragguard.render.drafts import drafts_context
 from ragguard.render.drift import drift_context
@@ -138,6 +138,7 @@ def comparison_context(
         "drafts": drafts_context(drafts, detail.drafts_shown),
         "latency": latency_line(comparison) if _show_latency(comparison, detail) else "",
         "cost_rows": cost_rows(comparison, detail.compact),
+        "cost_header": COST_HEADER,
         "provenance": provenance_line(comparison),
         "footer": footer_line(comparison, detail),
         "judge_cost": judge_cost_line(comparison.judge, comparison.recheck_judge),

@@ -4,18 +4,30 @@ A row is shown in the comment only when its metric failed a budget or moved: tok
 by COST_MIN_SHARE of the baseline; latency by the latency line's own threshold (the line
 above the table always shows latency that moved, so latency rows appear only for metrics
 with a budget). The full report shows every tokens and cost row, and budgeted latency rows.
+
+The table is headed COST_HEADER and each row says what its value is of (``cost_label``):
+``tokens``, ``cost`` and ``steps`` are means per answer, ``judge_cost`` the whole run's
+total, the latency percentiles are of the answers' latencies (their names say so).
 """
 
 from __future__ import annotations
 
 from ragguard.compare import FAIL, Comparison, MetricComparison
 from ragguard.compare.costs import cost_text
-from ragguard.metrics.names import LATENCY_METRICS, higher_is_better
+from ragguard.metrics.names import JUDGE_COST, LATENCY_METRICS, higher_is_better
 from ragguard.render.text import MINUS, code_name, p_phrase, p_text, small_duration
 
+COST_HEADER = "cost and latency (lower is better)"
 COST_MIN_SHARE = 0.05
 LATENCY_MIN_SECONDS = 0.05
 LATENCY_MIN_SHARE = 0.2
+
+
+def cost_label(name: str) -> str:
+    """What a cost row's value is of, after its name: `` per answer``, `` per run`` or ""."""
+    if name in LATENCY_METRICS:
+        return ""
+    return " per run" if name == JUDGE_COST else " per answer"
 
 
 def cost_rows(comparison: Comparison, compact: bool) -> list[dict[str, str]]:
@@ -81,7 +93,7 @@ def cost_terminal_rows(comparison: Comparison) -> list[list[str]]:
     """Every cost metric as plain-text cells, for ``ragguard compare``'s table."""
     return [
         [
-            metric.name,
+            metric.name + cost_label(metric.name),
             "" if metric.baseline is None else cost_text(metric.name, metric.baseline),
             "" if metric.head is None else cost_text(metric.name, metric.head),
             cost_change(metric),
@@ -95,7 +107,7 @@ def cost_terminal_rows(comparison: Comparison) -> list[list[str]]:
 def _row(metric: MetricComparison, budgeted: bool) -> dict[str, str]:
     verdict = "❌ over budget" if metric.verdict == FAIL else "✅ within budget"
     return {
-        "name": code_name(metric.name),
+        "name": code_name(metric.name) + cost_label(metric.name),
         "baseline": "–" if metric.baseline is None else cost_text(metric.name, metric.baseline),
         "head": "–" if metric.head is None else cost_text(metric.name, metric.head),
         "change": cost_change(metric),

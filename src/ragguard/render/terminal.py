@@ -7,7 +7,7 @@ from tabulate import tabulate
 from ragguard.compare import FAILED_STATUSES, Comparison
 from ragguard.compare.model import NO_BASELINE, PASS
 from ragguard.render.agents import hop_lines, hop_text, tool_text
-from ragguard.render.costs import cost_terminal_rows
+from ragguard.render.costs import COST_HEADER, cost_terminal_rows
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     answered_unanswerable,
@@ -53,7 +53,7 @@ def comparison_terminal(comparison: Comparison) -> str:
         )
     )
     if comparison.costs:
-        headers = ["per answer (lower is better)", "baseline", "head", "change", "p", "budget"]
+        headers = [COST_HEADER, "baseline", "head", "change", "p", "budget"]
         lines += [
             "",
             tabulate(
