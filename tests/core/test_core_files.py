@@ -129,3 +129,20 @@ def test_the_content_s_own_value_error_is_not_taken_for_a_bad_path(tmp_path: Pat
     with pytest.raises(ValueError, match="not JSON compliant"):
         write_report(tmp_path / "results.json", lines())
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write in any folder")
+def test_a_link_into_a_folder_that_cannot_be_written_is_refused_before_any_work(tmp_path: Path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "testset.yaml").write_text("old\n")
+    os.chmod(shared, 0o555)
+    os.symlink("shared/testset.yaml", tmp_path / "testset.yaml")
+    try:
+        with pytest.raises(InputError) as caught:
+            check_writable(tmp_path / "testset.yaml")
+    finally:
+        os.chmod(shared, 0o755)
+    assert str(caught.value) == (
+        f"{tmp_path}/testset.yaml: cannot write in {shared} (permission denied)"
+    )

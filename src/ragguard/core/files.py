@@ -41,7 +41,7 @@ def write_all(outputs: Sequence[tuple[Path, Content]], what: str = "it") -> None
     written: list[tuple[Path, Path, Path]] = []
     try:
         for path, content in outputs:
-            target = written_file(path)
+            target = _written_file(path)
             written.append((_temporary(target), target, path))
             try:
                 _write_temporary(written[-1][0], path, content)
@@ -57,7 +57,7 @@ def write_all(outputs: Sequence[tuple[Path, Content]], what: str = "it") -> None
         raise
 
 
-def written_file(path: Path) -> Path:
+def _written_file(path: Path) -> Path:
     """The file a write to ``path`` replaces: ``path`` itself, or for a symbolic link the
     file it names (followed to the end of a chain of links, made absolute)."""
     if not path.is_symlink():
@@ -75,17 +75,18 @@ def written_file(path: Path) -> Path:
 
 
 def check_writable(path: Path) -> None:
-    """Refuse an output path that cannot be written, before any work is done for it."""
+    """Refuse an output path that cannot be written, before any work is done for it (for
+    a symbolic link, the file it names: its folder is where the temporary goes)."""
     try:
-        path = written_file(path)
-        if path.is_dir():
+        target = _written_file(path)
+        if target.is_dir():
             raise InputError(path, "is a directory; give a file name")
-        folder = _existing_parent(path)
+        folder = _existing_parent(target)
         if not folder.is_dir():
             raise InputError(path, f"{folder} is a file, not a folder; check the path")
         if not os.access(folder, os.W_OK | os.X_OK):
             raise InputError(path, f"cannot write in {folder} (permission denied)")
-        os.stat(folder / (path.name + ".tmp"))  # a name too long fails here, not after a run
+        os.stat(folder / (target.name + ".tmp"))  # a name too long fails here, not after a run
     except FileNotFoundError:
         pass
     except (OSError, ValueError) as exc:
