@@ -6,7 +6,9 @@ appending to the test set; a drafted test set scored by `ragguard score`."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -294,3 +296,19 @@ def test_a_judge_that_answers_nothing_is_exit_3_and_writes_nothing(tmp_path: Pat
         "warnings above and the judge: section"
     )
     assert not out.exists()
+
+
+def test_drafts_appended_to_a_linked_shared_test_set_keep_the_link_and_its_mode(
+    tmp_path: Path,
+) -> None:
+    shared, repo = tmp_path / "shared", tmp_path / "repo"
+    shared.mkdir(), repo.mkdir()
+    shutil.copy(TESTSET_PATH, shared / "testset.yaml")
+    os.chmod(shared / "testset.yaml", 0o664)  # the team's group may edit it
+    link = repo / "testset.yaml"
+    os.symlink("../shared/testset.yaml", link)
+    code, _, _ = run("--offline", "--corpus", DOCS_DIR, "--testset", link, "--count", 3)
+    assert code == 0
+    assert link.is_symlink() and os.readlink(link) == "../shared/testset.yaml"
+    assert len(load_testset(shared / "testset.yaml").drafts) == 3
+    assert stat.S_IMODE((shared / "testset.yaml").stat().st_mode) == 0o664

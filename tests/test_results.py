@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import stat
 from dataclasses import FrozenInstanceError, fields, replace
 from itertools import repeat
 from typing import Any
@@ -286,6 +288,21 @@ def test_an_unwritable_out_path_is_refused_without_a_traceback(
         ["score", "--testset", good_testset, "--run", good_run, "--out", target],
         f"{target}: cannot write the results file",
     )
+
+
+def test_a_baseline_rewritten_through_a_link_keeps_the_link_and_its_mode(tmp_path):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "baseline.json").write_text("{}")
+    os.chmod(tmp_path / "shared" / "baseline.json", 0o664)
+    link = tmp_path / "baseline.json"
+    os.symlink("shared/baseline.json", link)
+    write_results(RESULTS, link)
+    assert link.is_symlink() and os.readlink(link) == "shared/baseline.json"
+    assert load_results(tmp_path / "shared" / "baseline.json") == load_results(
+        write_results(RESULTS, tmp_path / "plain.json")
+    )
+    assert stat.S_IMODE((tmp_path / "shared" / "baseline.json").stat().st_mode) == 0o664
+    assert not list(tmp_path.rglob("*.tmp"))
 
 
 @pytest.mark.parametrize(

@@ -146,8 +146,12 @@ def apply_edit(workdir: Path, name: str, edit: dict[str, Any]) -> None:
 
 def prepare(case: Case, workdir: Path) -> None:
     shutil.copytree(COMMON, workdir, dirs_exist_ok=True)
-    shutil.copytree(
-        case.folder, workdir, dirs_exist_ok=True, ignore=shutil.ignore_patterns("case.yaml")
+    shutil.copytree(  # a case's symbolic link is copied as a link (an output through it)
+        case.folder,
+        workdir,
+        symlinks=True,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("case.yaml"),
     )
     for name, edit in case.edit.items():
         apply_edit(workdir, name, edit)

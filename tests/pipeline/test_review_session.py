@@ -3,6 +3,8 @@ implements, handed in as the architecture's edges are."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from ragguard.pipeline.review import Corpus, review_drafts
@@ -104,3 +106,18 @@ def test_a_refused_edit_is_reopened_to_fix_and_then_written(tmp_path: Path):
     assert len(refusal) == 1 and "status: expected draft or reviewed" in refusal[0]
     assert (tally.edited, tally.left) == (1, 0)
     assert path.read_text() == CONVERSATION.replace("status: draft", "status: reviewed")
+
+
+def test_a_linked_group_writable_test_set_stays_linked_and_group_writable(tmp_path: Path):
+    shared, repo = tmp_path / "shared", tmp_path / "repo"
+    shared.mkdir(), repo.mkdir()
+    (shared / "t.yaml").write_text(CONVERSATION)
+    os.chmod(shared / "t.yaml", 0o664)
+    link = repo / "t.yaml"
+    os.symlink("../shared/t.yaml", link)
+    review_drafts(link, Scripted(["a"]), Corpus())
+    assert link.is_symlink() and os.readlink(link) == "../shared/t.yaml"
+    assert (shared / "t.yaml").read_text() == CONVERSATION.replace(
+        "status: draft", "status: reviewed"
+    )
+    assert stat.S_IMODE((shared / "t.yaml").stat().st_mode) == 0o664

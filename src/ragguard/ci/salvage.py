@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ragguard.ci.outputs import write_outputs
+from ragguard.core.files import write_report
 from ragguard.github import GitHubError
 from ragguard.render.notes import error_comment
 
@@ -57,10 +58,7 @@ def leave_reports(
         results = _fresh(results_dir, RESULTS, before)
         comment = results_dir / COMMENT
         if _fresh(results_dir, COMMENT, before) is None:
-            results_dir.mkdir(parents=True, exist_ok=True)
-            comment.write_text(
-                error_comment(suite, failure, results is not None, RESULTS), encoding="utf-8"
-            )
+            write_report(comment, error_comment(suite, failure, results is not None, RESULTS))
         write_outputs(
             output_file,
             {

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from os import PathLike
 
+from ragguard.core.surrogates import escape_surrogates
+
 
 class InputError(Exception):
     """Input the user can fix: reported as one line naming the place, exit code 2.
 
     The rendered form is ``FILE:LINE: KEY: message`` with the parts that are known, always
-    on one line (line breaks, e.g. in a key taken from the input, become spaces).
+    on one line (line breaks, e.g. in a key taken from the input, become spaces), and one
+    any UTF-8 writer can write: a lone surrogate (a file name's byte that is not UTF-8, as
+    Python decodes it; git's output, core/git.py) is shown as its escape, ``\\udcff``.
     """
 
     def __init__(
@@ -29,7 +33,7 @@ class InputError(Exception):
     def __str__(self) -> str:
         place = self.source if self.line is None else f"{self.source}:{self.line}"
         key = f" {self.key}:" if self.key else ""
-        return " ".join(f"{place}:{key} {self.message}".splitlines())
+        return escape_surrogates(" ".join(f"{place}:{key} {self.message}".splitlines()))
 
 
 class Where:

@@ -4,6 +4,12 @@ Every call goes through :func:`run_git`. Text that comes from a user, a payload 
 (a remote, a branch, a commit, a path) goes after ``--end-of-options`` (or ``--`` where git
 reads paths), so a value that starts with ``-`` is never taken for an option: ``--remote
 --upload-pack=…`` names a repository that does not exist, it does not run a command.
+
+git's output is bytes in no promised encoding (a path, a branch name or a commit message may
+hold any byte). It is decoded as UTF-8 with ``surrogateescape``, which cannot fail and gives a
+path back to the file system byte for byte (as Python's own file names do); text that is
+shown or stored (an error, a branch name in results.json) has those bytes escaped
+(``\\udce9``), so no writer fails on it.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import subprocess
 from pathlib import Path
 
 from ragguard.core.errors import InputError
+from ragguard.core.surrogates import escape_surrogates
 
 END_OF_OPTIONS = "--end-of-options"
 QUICK_TIMEOUT = 10
@@ -22,10 +29,12 @@ NETWORK_TIMEOUT = 300
 def run_git(
     *args: str, cwd: str | Path | None = None, text: bool = True, timeout: float = QUICK_TIMEOUT
 ) -> subprocess.CompletedProcess | None:
-    """``git ARGS`` in ``cwd``, its output captured; None when git cannot be run at all."""
+    """``git ARGS`` in ``cwd``, its output captured (as text: UTF-8, any other byte kept by
+    ``surrogateescape``; else bytes); None when git cannot be run at all."""
+    decoding = {"encoding": "utf-8", "errors": "surrogateescape"} if text else {}
     try:
         return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=text, timeout=timeout, check=False
+            ["git", *args], cwd=cwd, capture_output=True, timeout=timeout, check=False, **decoding
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -44,8 +53,10 @@ def failure_text(done: subprocess.CompletedProcess | None) -> str:
     else the last line it wrote to stderr."""
     if done is None:
         return "git could not be run"
-    stderr = done.stderr if isinstance(done.stderr, str) else done.stderr.decode(errors="replace")
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    stderr = done.stderr
+    if isinstance(stderr, bytes):
+        stderr = stderr.decode("utf-8", "surrogateescape")
+    lines = [line.strip() for line in escape_surrogates(stderr).splitlines() if line.strip()]
     for line in lines:
         for prefix in ("fatal: ", "error: "):
             if line.startswith(prefix):
@@ -61,7 +72,12 @@ def current_commit(cwd: str | None = None) -> dict[str, str | None]:
     """Which commit a run evaluated: from GitHub's environment, else from git itself."""
     sha = os.environ.get("GITHUB_SHA") or git_output("rev-parse", "HEAD", cwd=cwd)
     ref = os.environ.get("GITHUB_REF") or git_output("symbolic-ref", "-q", "HEAD", cwd=cwd)
-    return {"sha": sha, "ref": ref}
+    return {"sha": _stored(sha), "ref": _stored(ref)}
+
+
+def _stored(name: str | None) -> str | None:
+    """A commit's or branch's name as results.json stores it: bytes not UTF-8 escaped."""
+    return escape_surrogates(name) if name is not None else None
 
 
 def git_head() -> str | None:

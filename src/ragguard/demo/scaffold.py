@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
-from ragguard.core.files import write_all
+from ragguard.core.files import write_all, write_report
 from ragguard.core.resources import workflows_dir
 
 WORKFLOW_FILES = ("ragguard.yml", "ragguard-publish.yml")
@@ -212,7 +212,7 @@ def add_gitignore_lines(path: Path) -> Path | None:
         return None
     prefix = "" if not existing or existing.endswith("\n") else "\n"
     block = "\n".join([GITIGNORE_LINES[0], *missing]) + "\n"
-    path.write_text(existing + prefix + ("\n" if existing else "") + block, encoding="utf-8")
+    write_report(path, existing + prefix + ("\n" if existing else "") + block)
     return path
 
 

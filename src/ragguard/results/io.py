@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from ragguard.core.bulk import collector_paused
 from ragguard.core.errors import InputError
+from ragguard.core.files import write_report
 from ragguard.core.sources import parse_json_value, read_text
 from ragguard.core.surrogates import LoneSurrogate
 from ragguard.results.columns import (
@@ -82,23 +83,8 @@ def write_results(
     path = Path(path)
     if path.is_dir():
         raise InputError(path, "is a directory; give a file name such as results.json")
-    temporary = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with temporary.open("w", encoding="utf-8") as file:
-            file.writelines(json_chunks(results, lines))  # NaN raises here, before the rename
-        temporary.replace(path)
-    except OSError as exc:
-        with suppress(OSError):
-            temporary.unlink(missing_ok=True)
-        raise InputError(
-            path, f"cannot write the results file: {exc.strerror or exc}; check the path"
-        ) from None
-    except BaseException:
-        with suppress(OSError):
-            temporary.unlink(missing_ok=True)
-        raise
-    return path
+    # NaN raises in json_chunks, before the rename
+    return write_report(path, json_chunks(results, lines), "the results file")
 
 
 def load_results(path: str | Path) -> Results:
