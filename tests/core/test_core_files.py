@@ -146,3 +146,20 @@ def test_a_link_into_a_folder_that_cannot_be_written_is_refused_before_any_work(
     assert str(caught.value) == (
         f"{tmp_path}/testset.yaml: cannot write in {shared} (permission denied)"
     )
+
+
+def test_a_pipe_is_written_in_place_and_stays_a_pipe(tmp_path: Path):
+    """``--out /dev/null`` as root replaced the system's /dev/null with a regular file; a
+    FIFO stands in for the device here (the same kind of file: not regular)."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so the write can open it
+    try:
+        write_all([(tmp_path / "report.md", "report\n"), (pipe, "through the pipe\n")])
+        received = os.read(reader, 1000)
+    finally:
+        os.close(reader)
+    assert received == b"through the pipe\n"
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert (tmp_path / "report.md").read_text() == "report\n"
+    assert _temporaries(tmp_path) == []

@@ -10,7 +10,9 @@ bits (and its owner and group, where this process may set them), and a target th
 symbolic link is written through the link, to the file it names, so the link stays. A
 dangling link is written through too, creating the file it names (as a shell's ``>`` does),
 but the folder that file would go in is not created: a link into a share that is not
-mounted is an error, not a new local folder.
+mounted is an error, not a new local folder. A device or a pipe (``/dev/null``, a FIFO) is
+written in place: replacing it would put a regular file where the device was (as root,
+``--out /dev/null`` replaced the system's /dev/null).
 """
 
 from __future__ import annotations
@@ -37,11 +39,17 @@ def write_report(path: Path, text: Content, what: str = "it") -> Path:
 
 
 def write_all(outputs: Sequence[tuple[Path, Content]], what: str = "it") -> None:
-    """Write every output, or none: a failure removes the temporaries and replaces nothing."""
+    """Write every output, or none: a failure removes the temporaries and replaces nothing.
+    A device or a pipe (``--out /dev/null``, a FIFO) is written in place, after the files:
+    it cannot be replaced by a file, nor unwritten."""
     written: list[tuple[Path, Path, Path]] = []
+    streams: list[tuple[Path, Path, Content]] = []
     try:
         for path, content in outputs:
             target = _written_file(path)
+            if _is_stream(target):
+                streams.append((target, path, content))
+                continue
             written.append((_temporary(target), target, path))
             try:
                 _write_temporary(written[-1][0], path, content)
@@ -55,6 +63,29 @@ def write_all(outputs: Sequence[tuple[Path, Content]], what: str = "it") -> None
             with suppress(OSError):
                 temporary.unlink(missing_ok=True)
         raise
+    for target, path, content in streams:
+        _write_in_place(target, path, content, what)
+
+
+def _is_stream(target: Path) -> bool:
+    """True for an existing device, pipe or socket (``/dev/null``, ``/dev/stdout``, a FIFO):
+    written in place, never replaced by a regular file."""
+    try:
+        mode = target.stat().st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_in_place(target: Path, path: Path, content: Content, what: str) -> None:
+    try:
+        with target.open("w", encoding="utf-8") as file:
+            if isinstance(content, str):
+                file.write(content)
+            else:
+                file.writelines(content)
+    except OSError as exc:
+        raise _cannot_write(path, exc, what) from None
 
 
 def _written_file(path: Path) -> Path:
