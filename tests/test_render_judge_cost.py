@@ -58,6 +58,23 @@ def test_the_comment_and_the_summary_carry_the_line_once_only_with_a_judge() -> 
     assert "judge:" not in render_comment(plain) and "judge:" not in render_summary(plain)
 
 
+def test_the_terminal_report_ends_with_the_line_with_the_rechecks_share() -> None:
+    """What `ragguard compare` and `ragguard ci`'s job log print: the same line, last."""
+    failing = {"auth-expiry": 0}
+    comparison = compare(results(), replace(head_results(failing), judge=costs(2, 1)), GateRules())
+    rechecked = with_rechecks(
+        comparison, {"auth-expiry": Recheck(1, 2)}, [replace(head_results(), judge=costs(1, 0))]
+    )
+    assert comparison_terminal(comparison).endswith(
+        "\njudge: 2 calls, 1 cached, 1.8k tokens, $0.00036\n"
+    )
+    assert comparison_terminal(rechecked).endswith(
+        "\njudge: 3 calls, 1 cached, 2.7k tokens, $0.00054 "
+        "(of which rechecks: 1 call, 0 cached, 900 tokens, $0.00018)\n"
+    )
+    assert "judge:" not in comparison_terminal(compare(results(), head_results(), GateRules()))
+
+
 def test_a_run_over_its_judge_cost_budget_fails_with_its_reason() -> None:
     head = replace(head_results(), judge=costs(1000, 0))
     over = compare(results(), head, budgets(judge_cost={"max": 0.1}))

@@ -8,6 +8,7 @@ from ragguard.compare import FAILED_STATUSES, Comparison
 from ragguard.compare.model import NO_BASELINE, PASS
 from ragguard.render.agents import hop_lines, hop_text, tool_text
 from ragguard.render.costs import COST_HEADER, cost_terminal_rows
+from ragguard.render.judge_cost import judge_cost_line
 from ragguard.render.power import too_small_lines
 from ragguard.render.questions import (
     answered_unanswerable,
@@ -109,4 +110,7 @@ def comparison_terminal(comparison: Comparison) -> str:
             elif errored_runs_text(question):
                 lines.append(f"    {printable(errored_runs_text(question), 160)}")
     lines += hop_lines(comparison.hops)
+    spent = judge_cost_line(comparison.judge, comparison.recheck_judge)
+    if spent:
+        lines += ["", spent]
     return "\n".join(lines) + "\n"
