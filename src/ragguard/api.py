@@ -10,7 +10,7 @@ See docs/api.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +18,7 @@ from ragguard.compare import Comparison
 from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 from ragguard.results.model import Results
+from ragguard.testset.model import Question
 
 PathLike = str | Path
 
@@ -129,16 +130,20 @@ def compare(
 
 
 def report(
-    comparison: Comparison, kind: Literal["terminal", "comment", "summary"] = "terminal"
+    comparison: Comparison,
+    kind: Literal["terminal", "comment", "summary"] = "terminal",
+    drafts: Sequence[Question] = (),
 ) -> str:
-    """The comparison as the CLI prints it, as the PR comment, or as the job summary."""
+    """The comparison as the CLI prints it, as the PR comment, or as the job summary;
+    ``drafts`` (the head test set's drafted questions, ``load_testset(path).drafts``) are
+    listed as awaiting review in the comment and the summary, as `ragguard ci` lists them."""
     from ragguard.render import comparison_terminal, render_comment, render_summary
 
-    renderers = {
-        "terminal": comparison_terminal,
-        "comment": render_comment,
-        "summary": render_summary,
+    renderers: dict[str, Callable[[], str]] = {
+        "terminal": lambda: comparison_terminal(comparison),
+        "comment": lambda: render_comment(comparison, drafts=drafts),
+        "summary": lambda: render_summary(comparison, drafts=drafts),
     }
     if kind not in renderers:
         raise InputError("report", f"unknown kind {kind!r}; use terminal, comment or summary")
-    return renderers[kind](comparison)
+    return renderers[kind]()

@@ -20,6 +20,7 @@ from ragguard.config.sections.gate import GateRules
 from ragguard.core.errors import InputError
 from ragguard.results.io import load_results
 from ragguard.results.model import Results
+from ragguard.testset.model import Question
 
 NO_BASELINE_SOURCE = "noise assumed from this run alone: runs treated as independent (no baseline)"
 REPEATS_SOURCE = (
@@ -117,16 +118,18 @@ def report_files(
     junit: Path | None = None,
     json: Path | None = None,
     template: Path | None = None,
+    drafts: Sequence[Question] = (),
 ) -> list[tuple[Path, str]]:
     """The reports asked for, as (path, text): the PR comment, the job summary, JUnit XML and
-    the comparison's JSON. Rendered here, written by the caller (all or none)."""
+    the comparison's JSON. Rendered here, written by the caller (all or none). ``drafts``:
+    the head test set's drafted questions, which the comment and the summary list."""
     from ragguard.compare.serialise import comparison_json
     from ragguard.render import render_comment, render_summary
     from ragguard.render.junit import comparison_junit
 
     makers: tuple[tuple[Path | None, Callable[[], str]], ...] = (
-        (comment, lambda: render_comment(comparison, template)),
-        (summary, lambda: render_summary(comparison, template)),
+        (comment, lambda: render_comment(comparison, template, drafts=drafts)),
+        (summary, lambda: render_summary(comparison, template, drafts=drafts)),
         (junit, lambda: comparison_junit(comparison)),
         (json, lambda: comparison_json(comparison)),
     )

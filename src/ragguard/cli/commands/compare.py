@@ -33,6 +33,13 @@ from ragguard.cli.options import (
     "--template", type=click.Path(path_type=Path), help="Comment template (extends base.md.j2)."
 )
 @click.option(
+    "--testset",
+    "testset_path",
+    type=click.Path(path_type=Path),
+    help="The head's test set: the comment and the summary list its drafted questions as "
+    "awaiting review, as `ragguard ci` does.",
+)
+@click.option(
     "--allow-missing-baseline",
     is_flag=True,
     help="A missing BASELINE_FILE gives a 'no baseline yet' report instead of an error.",
@@ -51,6 +58,7 @@ def compare_command(
     junit: Path | None,
     json_path: Path | None,
     template: Path | None,
+    testset_path: Path | None,
     allow_missing_baseline: bool,
     allow_suite_change: bool,
 ) -> None:
@@ -62,10 +70,12 @@ def compare_command(
     from ragguard.config.load import load_gate_rules, local_config
     from ragguard.core.files import write_all
     from ragguard.pipeline.compare import compare_files, report_files
+    from ragguard.pipeline.drafts import awaiting_review
     from ragguard.render import comparison_terminal
 
     if config_path is None:
         config_path = local_config()  # the rules `run` and CI use, so the verdicts agree
+    drafts = awaiting_review(testset_path) if testset_path is not None else ()
     comparison = compare_files(
         baseline_file,
         head_file,
@@ -80,6 +90,7 @@ def compare_command(
         junit=junit,
         json=json_path,
         template=template,
+        drafts=drafts,
     )
     write_all(reports)  # all or none
     click.echo(comparison_terminal(comparison), nl=False)
