@@ -1,4 +1,4 @@
-"""`ragguard compare --testset` and `api.report(drafts=...)` list the head test set's drafted
+"""`ragguard compare --testset` and `api.report(testset=...)` list the head test set's drafted
 questions as awaiting review, as `ragguard ci` does; without a test set there is no block."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from pathlib import Path
 
 from conftest import GOOD_TESTSET_YAML
 from ragguard import api
-from ragguard.testset.load import load_testset
 
 DRAFT = """\
 - id: drafted-refund
@@ -66,7 +65,7 @@ def test_the_api_report_lists_the_drafts_it_is_given(
 ):
     results = api.load(_results(ragguard_cli, good_testset, good_run, tmp_path))
     comparison = api.compare(results, results)
-    drafts = load_testset(write("head.yaml", GOOD_TESTSET_YAML + DRAFT)).drafts
-    assert BLOCK in api.report(comparison, "comment", drafts=drafts)
-    assert BLOCK in api.report(comparison, "summary", drafts=drafts)
+    testset = write("head.yaml", GOOD_TESTSET_YAML + DRAFT)
+    assert BLOCK in api.report(comparison, "comment", testset=testset)
+    assert BLOCK in api.report(comparison, "summary", testset=str(testset))
     assert BLOCK not in api.report(comparison, "comment")

@@ -18,7 +18,6 @@ from ragguard.compare import Comparison
 from ragguard.config.load import DEFAULT_CONFIG_NAME
 from ragguard.core.errors import InputError
 from ragguard.results.model import Results
-from ragguard.testset.model import Question
 
 PathLike = str | Path
 
@@ -132,12 +131,15 @@ def compare(
 def report(
     comparison: Comparison,
     kind: Literal["terminal", "comment", "summary"] = "terminal",
-    drafts: Sequence[Question] = (),
+    testset: PathLike | None = None,
 ) -> str:
-    """The comparison as the CLI prints it, as the PR comment, or as the job summary;
-    ``drafts`` (the head test set's drafted questions, ``load_testset(path).drafts``) are
-    listed as awaiting review in the comment and the summary, as `ragguard ci` lists them."""
+    """The comparison as the CLI prints it, as the PR comment, or as the job summary; with
+    ``testset`` (the head's test set), the comment and the summary list its drafted
+    questions as awaiting review, as `ragguard ci` lists them."""
+    from ragguard.pipeline.drafts import awaiting_review
     from ragguard.render import comparison_terminal, render_comment, render_summary
+
+    drafts = awaiting_review(testset) if testset is not None else ()
 
     renderers: dict[str, Callable[[], str]] = {
         "terminal": lambda: comparison_terminal(comparison),
