@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import GOOD_TESTSET_YAML
+from tests.conftest import GOOD_TESTSET_YAML
+
 from ragguard import api
 
 DRAFT = """\
