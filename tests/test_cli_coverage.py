@@ -4,9 +4,14 @@ the JSON, the corpus folder from ragguard.yml, and its input errors."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parent / "testset" / "drafting"))
+from pdf_bytes import tiny_pdf
 
 from ragguard.cli.app import cli
 from ragguard.config.load import load_config
@@ -84,7 +89,7 @@ def test_without_a_corpus_folder_it_is_one_line_naming_the_option(tmp_path: Path
     assert result.exit_code == 2
     assert result.output == (
         "ragguard: error: --corpus: give the folder of the corpus documents (Markdown, text, "
-        "HTML), or set corpus: to it in ragguard.yml\n"
+        "HTML, PDF), or set corpus: to it in ragguard.yml\n"
     )
 
 
@@ -102,3 +107,19 @@ def test_a_drafted_question_covers_nothing_until_it_is_reviewed(tmp_path: Path) 
     testset.write_text(testset.read_text().replace("status: draft", "status: reviewed"))
     reviewed = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
     assert "touch 100.0% of it by size" in reviewed.output, reviewed.output
+
+
+def test_a_pdf_without_the_pdf_extra_is_one_line_naming_it_not_a_share_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A share that silently left the PDF out would overstate coverage: refused, as drafting
+    refuses it, with the install line (docs/coverage.md)."""
+    config = _suite(tmp_path, "docs")
+    (tmp_path / "docs" / "terms.pdf").write_bytes(tiny_pdf("Refunds take 14 days."))
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # the pdf extra is not installed
+    result = CliRunner().invoke(cli, ["coverage", "-c", str(config)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"ragguard: error: {tmp_path / 'docs' / 'terms.pdf'}: is a PDF; reading PDF needs the "
+        "pdf extra: pip install 'ragguard[pdf]', or move it out\n"
+    )

@@ -4,12 +4,17 @@ through its glue as test_ci_glue.py does."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import pytest
 from act_harness import GitRepo, mirror
 from ci_fixtures import REPOSITORY
 from fake_github import FakeGitHub, Repo
 from test_ci_glue import CONFIG, collaborators, pull_event, settings_for
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "testset" / "drafting"))
+from pdf_bytes import tiny_pdf
 
 from ragguard.ci.collaborators import Target
 from ragguard.ci.corpus_note import uncovered_changes_note
@@ -99,4 +104,16 @@ def test_when_git_cannot_diff_against_the_merge_base_the_log_says_why_and_the_co
     [line] = lines
     assert line.startswith(
         "ragguard: orders: cannot tell which corpus documents the pull request changes: "
+    )
+
+
+def test_a_changed_pdf_without_the_pdf_extra_is_named_by_its_id_and_the_job_goes_on(
+    fake: FakeGitHub, fake_repo: Repo, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # the pdf extra is not installed
+    pdf = tiny_pdf("Refunds are issued within 14 days.").decode("ascii")
+    body, _ = _pull_changing(fake, fake_repo, suite, {"docs/terms.pdf": pdf})
+    [line] = [line for line in body.splitlines() if LINE_START in line]
+    assert line == (
+        "This pull request changes 1 corpus document that no question covers: terms\\.pdf."
     )

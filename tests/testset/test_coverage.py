@@ -50,9 +50,18 @@ def test_white_space_before_the_first_heading_belongs_to_it() -> None:
     assert _titles("\n\n# Only\ntext\n", ".md") == ["Only"]
 
 
-def test_html_splits_at_h1_to_h6_and_text_is_one_section() -> None:
-    html = "<p>x</p><h1>Title <em>one</em></h1><p>a</p><H2 id=b>Two</H2><p>b</p>"
-    assert _titles(html, ".html") == [PRELUDE_TITLE, "Title one", "Two"]
+def test_html_is_its_visible_text_cut_at_h1_to_h6_and_text_is_one_section(
+    tmp_path: Path,
+) -> None:
+    html = "<p>x &amp; y</p><h1>Title <em>one</em></h1><p>a</p><H2 id=b>Two</H2><p>b</p>"
+    (tmp_path / "page.html").write_text(html, encoding="utf-8")
+    [page] = read_documents(tmp_path)
+    assert page.text == "x & y\n\nTitle one\n\na\n\nTwo\n\nb\n"
+    assert [(s.title, page.text[s.start : s.end]) for s in page.sections] == [
+        (PRELUDE_TITLE, "x & y\n\n"),
+        ("Title one", "Title one\n\na\n\n"),
+        ("Two", "Two\n\nb\n"),
+    ]
     assert _titles("# looks like a heading\nbut this is text\n", ".txt") == [WHOLE_TITLE]
 
 

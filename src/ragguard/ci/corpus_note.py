@@ -2,7 +2,10 @@
 
 Only when ``corpus:`` in ragguard.yml names a folder of documents: the files the pull
 request changes under it (git, between the merge base and the head) that are corpus
-documents no question's labels reach (testset/coverage.py). One line, or nothing.
+documents no question's labels reach (testset/coverage.py). One line, or nothing. The
+folder is read as every command reads it (testset/documents.py), except that a PDF without
+the pdf extra is read by name alone: whether a question reaches a document needs only its
+id, and a pull request's job must not fail for an extra its CI does not install.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from ragguard.ci.collaborators import Target
 from ragguard.config.model import Config
 from ragguard.core.git import changed_paths, fetch_missing_commit
 from ragguard.render.coverage import uncovered_changed_line
-from ragguard.results.records import load_corpus_chunks
+from ragguard.results.records import chunks_placing_labels
 from ragguard.testset.coverage import corpus_coverage, uncovered_changed
 from ragguard.testset.documents import read_documents
 from ragguard.testset.load import load_testset
@@ -36,11 +39,10 @@ def uncovered_changes_note(
         return ""
     if not changed:
         return ""
-    chunks = load_corpus_chunks(config.corpus) if config.corpus else {}
     coverage = corpus_coverage(
-        read_documents(config.documents),
+        read_documents(config.documents, pdf_by_name=True),
         load_testset(config.testset).without_drafts().questions,
-        chunks,
+        chunks_placing_labels(config.corpus),
     )
     line = uncovered_changed_line(uncovered_changed(coverage, changed))
     return f"{line}\n\n" if line else ""

@@ -201,6 +201,12 @@ def corpus_texts(chunks: Mapping[str, Chunk]) -> dict[str, str]:
     return {chunk_id: chunk.text or "" for chunk_id, chunk in chunks.items()}
 
 
+def chunks_placing_labels(path: Path | None) -> dict[str, Chunk]:
+    """The chunk corpus's chunks by id, which place chunk-id labels in their documents
+    (coverage, drafting, the corpus note); none without a chunk file."""
+    return load_corpus_chunks(path) if path is not None else {}
+
+
 def load_corpus_chunks(path: str | Path) -> dict[str, Chunk]:
     """The corpus as chunks: text, and ``doc``/``chars``/``lines`` when an entry gives them."""
     path = Path(path)

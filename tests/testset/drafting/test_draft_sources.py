@@ -11,7 +11,7 @@ import pytest
 from pdf_bytes import tiny_pdf
 
 from ragguard.core.errors import InputError
-from ragguard.testset.drafting.html_text import html_to_text
+from ragguard.testset.html_text import html_to_text
 from ragguard.testset.drafting.sources import read_for_drafting
 
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ragguard.testset.coverage import CorpusCoverage
 
 NO_CORPUS = (
-    "give the folder of the corpus documents (Markdown, text, HTML), "
+    "give the folder of the corpus documents (Markdown, text, HTML, PDF), "
     "or set corpus: to it in ragguard.yml"
 )
 
@@ -82,6 +82,7 @@ def _config(path: Path | None, *, need: bool) -> Config | None:
 def _coverage(
     folder: Path, testset_path: Path, run_file: Path | None, chunk_file: Path | None
 ) -> CorpusCoverage:
+    from ragguard.results.records import chunks_placing_labels
     from ragguard.testset.coverage import corpus_coverage
     from ragguard.testset.documents import read_documents
     from ragguard.testset.load import load_testset
@@ -90,21 +91,13 @@ def _coverage(
         raise InputError("--corpus", f"{str(folder)!r} is not a folder; {NO_CORPUS}")
     documents = read_documents(folder)
     questions = load_testset(testset_path).without_drafts().questions
-    known = _chunk_corpus(chunk_file)
+    known = chunks_placing_labels(chunk_file)
     retrieved = None
     if run_file is not None:
         run_chunks = _run_chunks(run_file, [(q.id, q.question) for q in questions])
         retrieved = {_doc_of(chunk, known) for chunk in run_chunks} - {None}
         known = {**{c.id: c for c in run_chunks if c.doc}, **known}
     return corpus_coverage(documents, questions, known, retrieved)  # type: ignore[arg-type]
-
-
-def _chunk_corpus(path: Path | None) -> dict[str, Chunk]:
-    if path is None:
-        return {}
-    from ragguard.results.records import load_corpus_chunks
-
-    return load_corpus_chunks(path)
 
 
 def _run_chunks(path: Path, questions: list[tuple[str, str]]) -> list[Chunk]:

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from ragguard.config.model import Config
     from ragguard.metrics.settings import JudgeSettings
     from ragguard.pipeline.drafting import DraftOutcome, DraftPlan
-    from ragguard.results.chunks import Chunk
 
 DEFAULT_KINDS = ",".join(KINDS)
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -106,6 +105,7 @@ def draft_command(
     quotes checked verbatim, near-duplicates dropped."""
     from ragguard.core.files import check_writable
     from ragguard.pipeline.drafting import DraftRequest, check_appendable, plan_drafting
+    from ragguard.results.records import chunks_placing_labels
     from ragguard.testset.load import load_testset
 
     chosen = parse_kinds(kinds or (SINGLE_FACT if offline else DEFAULT_KINDS), offline)
@@ -119,7 +119,7 @@ def draft_command(
         check_writable(target)
         if out is None:
             check_appendable(target)
-    placed = _chunk_corpus(chunks or (config.corpus if config else None))
+    placed = chunks_placing_labels(chunks or (config.corpus if config else None))
     request = DraftRequest(folder, count, chosen, seed, docs_glob, current, offline, placed)
     plan = plan_drafting(request)
     _note_unavailable(plan.unavailable, offline)
@@ -209,14 +209,6 @@ def _corpus_folder(corpus: Path | None, config: Config | None) -> Path:
             f"{str(folder)!r} is not a folder; give the folder of the corpus documents (Markdown, text, HTML, PDF)",
         )
     return folder
-
-
-def _chunk_corpus(path: Path | None) -> dict[str, Chunk]:
-    if path is None:
-        return {}
-    from ragguard.results.records import load_corpus_chunks
-
-    return load_corpus_chunks(path)
 
 
 def _target(out: Path | None, testset_path: Path | None) -> Path:

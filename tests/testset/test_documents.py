@@ -1,0 +1,46 @@
+"""The one reader of a corpus folder (testset/documents.py): a PDF is its extracted text, one
+section; without the pdf extra it is refused, or read by name alone where only ids matter
+(the pull request's corpus note)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "drafting"))
+from pdf_bytes import tiny_pdf
+
+from ragguard.core.errors import InputError
+from ragguard.pipeline.review import review_corpus
+from ragguard.testset.documents import WHOLE_TITLE, Document, Section, read_documents
+
+LINE = "Refunds are issued within 14 days."
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    (tmp_path / "terms.pdf").write_bytes(tiny_pdf(LINE))
+    (tmp_path / "a.md").write_text("# A\n\nalpha\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_pdf_is_its_extracted_text_as_one_section(corpus: Path) -> None:
+    pdf = read_documents(corpus)[1]
+    text = LINE + "\n"
+    assert pdf == Document("terms.pdf", text, (Section(WHOLE_TITLE, 0, len(text)),))
+
+
+def test_without_the_extra_a_pdf_is_refused_or_read_by_name_alone(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # the pdf extra is not installed
+    with pytest.raises(InputError, match=r"terms\.pdf: is a PDF; .*pip install 'ragguard\[pdf\]'"):
+        read_documents(corpus)
+    with pytest.raises(InputError, match=r"terms\.pdf: is a PDF"):
+        review_corpus(corpus, None)
+    by_name = read_documents(corpus, pdf_by_name=True)
+    assert [(d.id, d.text, d.sections) for d in by_name][1] == ("terms.pdf", "", ())
+    assert by_name[1].unread is not None and "pip install 'ragguard[pdf]'" in by_name[1].unread
+    assert by_name[0].text == "# A\n\nalpha\n"
