@@ -4,11 +4,15 @@ are found by text in a corpus or the documents, and score as the contexts say.""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent / "testset" / "drafting"))
+from pdf_bytes import tiny_pdf
 
 from ragguard.core.errors import InputError, Where
 from ragguard.results.chunks import Chunk
@@ -251,3 +255,26 @@ def test_a_nul_in_a_text_is_not_taken_for_the_separator():
 
     assert index.holding("\x00") == ["b"]
     assert index.holding("x\x00") == []
+
+
+def test_documents_are_read_as_every_command_reads_them_html_visible_text_and_pdf(tmp_path):
+    """A context from a page's visible text (an entity, a line broken inside a tag) or from a
+    PDF is found, as coverage and review then find it (testset/documents.py)."""
+    (tmp_path / "page.html").write_text(
+        "<h1>Shipping</h1><p>Standard &amp; express orders ship in <b>2</b>\n days.</p>"
+    )
+    (tmp_path / "terms.pdf").write_bytes(tiny_pdf("Refunds are issued within 14 days."))
+    (tmp_path / "notes.rst").write_text("Other text files are read as written.\n")
+    docs = load_docs(tmp_path)
+    assert docs == {
+        "notes.rst": "Other text files are read as written.\n",
+        "page.html": "Shipping\n\nStandard & express orders ship in 2 days.\n",
+        "terms.pdf": "Refunds are issued within 14 days.\n",
+    }
+    sources = LabelSources.of({}, docs)
+    assert sources.labels_for("Standard & express orders ship in 2 days.") == [
+        {"doc": "page.html", "quote": "Standard & express orders ship in 2 days."}
+    ]
+    assert sources.labels_for("Refunds are issued within 14 days.") == [
+        {"doc": "terms.pdf", "quote": "Refunds are issued within 14 days."}
+    ]

@@ -42,5 +42,13 @@ def test_without_the_extra_a_pdf_is_refused_or_read_by_name_alone(
         review_corpus(corpus, None)
     by_name = read_documents(corpus, pdf_by_name=True)
     assert [(d.id, d.text, d.sections) for d in by_name][1] == ("terms.pdf", "", ())
-    assert by_name[1].unread is not None and "pip install 'ragguard[pdf]'" in by_name[1].unread
     assert by_name[0].text == "# A\n\nalpha\n"
+
+
+def test_a_byte_order_mark_is_dropped_so_the_first_heading_starts_a_section(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.md").write_bytes("\ufeff# Limits\n\n100 a minute.\n".encode())
+    [doc] = read_documents(tmp_path)
+    assert doc.text == "# Limits\n\n100 a minute.\n"
+    assert [section.title for section in doc.sections] == ["Limits"]

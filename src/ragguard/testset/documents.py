@@ -1,12 +1,12 @@
 """A corpus folder read as documents and their sections: the one reader of a corpus folder,
-used by coverage, the pull request's corpus note, review and drafting.
+used by coverage, the pull request's corpus note, review, drafting and import's ``--docs``.
 
 A document is a file under the folder whose name ends in ``.md``, ``.markdown``, ``.txt``,
 ``.text``, ``.html``, ``.htm`` or ``.pdf``; its id is its path relative to the folder, with
 ``/`` (what evidence labels name as ``doc``). Other files are skipped. A document's text is
 the text questions are drafted from and quotes found in: Markdown and plain text as written
-(UTF-8, Windows line ends as one), HTML its visible text (:mod:`.html_text`), a PDF the text
-pypdf extracts (the ``pdf`` extra, :mod:`.pdf_text`). Sections (docs/coverage.md): Markdown
+(UTF-8, a byte order mark dropped, Windows line ends as one), HTML its visible text
+(:mod:`.html_text`), a PDF the text pypdf extracts (the ``pdf`` extra, :mod:`.pdf_text`). Sections (docs/coverage.md): Markdown
 splits at ATX headings (``#`` to ``######``, outside fenced code), HTML at its ``<h1>`` to
 ``<h6>`` headings in the visible text; plain text and PDF are one section. Text before the
 first heading is a section of its own when it holds more than white space, else it belongs
@@ -28,7 +28,6 @@ HTML_SUFFIXES = (".html", ".htm")
 TEXT_SUFFIXES = (".txt", ".text")
 PDF_SUFFIX = ".pdf"
 DOCUMENT_SUFFIXES = (*MARKDOWN_SUFFIXES, *HTML_SUFFIXES, *TEXT_SUFFIXES, PDF_SUFFIX)
-KINDS = "Markdown, text, HTML, PDF"
 PRELUDE_TITLE = "(before the first heading)"
 WHOLE_TITLE = "(whole document)"
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$", re.MULTILINE)
@@ -50,14 +49,12 @@ class Section:
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """A corpus document: its id (path under the corpus folder), text and sections.
-    ``unread`` says why the text is missing (a PDF without the pdf extra, read by name
-    alone); the text is then empty and there are no sections."""
+    """A corpus document: its id (path under the corpus folder), text and sections (none,
+    and no text, for a PDF read by name alone)."""
 
     id: str
     text: str
     sections: tuple[Section, ...]
-    unread: str | None = None
 
     @property
     def size(self) -> int:
@@ -95,10 +92,10 @@ def read_document(root: Path, path: Path, *, pdf_by_name: bool = False) -> Docum
     if kind == PDF_SUFFIX:
         try:
             return whole_document(doc_id, pdf_text(path))
-        except PdfExtraMissing as missing:
+        except PdfExtraMissing:
             if not pdf_by_name:
                 raise
-            return Document(doc_id, "", (), unread=missing.message)
+            return Document(doc_id, "", ())
     text = _utf8_text(path)
     if kind in HTML_SUFFIXES:
         page = visible_text(text)
@@ -113,7 +110,7 @@ def whole_document(doc_id: str, text: str) -> Document:
 
 def _utf8_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
             path, f"not UTF-8 text (byte {exc.start}); save it as UTF-8 or move it out"

@@ -24,6 +24,7 @@ from ragguard.core.errors import InputError, Where
 from ragguard.core.sources import bad_path, cannot_read, same_after_normalising
 from ragguard.core.surrogates import SURROGATE
 from ragguard.testset.context_labels import LabelSources, found_labels, merged
+from ragguard.testset.documents import DOCUMENT_SUFFIXES, read_document
 from ragguard.testset.formats.foreign import ForeignItem, ForeignQuestion
 from ragguard.testset.formats.foreign_turns import ForeignConversation
 from ragguard.testset.importing_turns import conversation_entry
@@ -143,8 +144,11 @@ def _refuse_normalisation_twins(items: Sequence[ForeignItem]) -> None:
 
 
 def load_docs(folder: Path) -> dict[str, str]:
-    """The UTF-8 text files under ``folder`` by path relative to it (``/`` separated);
-    files that are not UTF-8 text (images, archives) are left out."""
+    """The documents under ``folder`` by path relative to it (``/`` separated): corpus
+    documents (Markdown, text, HTML, PDF) as every command reads them
+    (:mod:`ragguard.testset.documents`: HTML its visible text, a PDF its extracted text),
+    any other UTF-8 text file as written; files that are not text (images, archives) are
+    left out."""
     if not folder.is_dir():
         raise bad_path(folder, NotADirectoryError("not a folder"))
     docs: dict[str, str] = {}
@@ -152,6 +156,9 @@ def load_docs(folder: Path) -> dict[str, str]:
         name = path.relative_to(folder).as_posix()
         if SURROGATE.search(name):  # bytes that are not UTF-8: no label could name it
             raise InputError(path, "the file's name is not UTF-8 text; rename it")
+        if path.suffix.lower() in DOCUMENT_SUFFIXES:
+            docs[name] = read_document(folder, path).text
+            continue
         try:
             docs[name] = path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError:

@@ -11,8 +11,8 @@ import pytest
 from pdf_bytes import tiny_pdf
 
 from ragguard.core.errors import InputError
-from ragguard.testset.html_text import html_to_text
 from ragguard.testset.drafting.sources import read_for_drafting
+from ragguard.testset.html_text import html_to_text
 
 
 def test_html_becomes_its_visible_text() -> None:
