@@ -52,3 +52,15 @@ def test_a_byte_order_mark_is_dropped_so_the_first_heading_starts_a_section(
     [doc] = read_documents(tmp_path)
     assert doc.text == "# Limits\n\n100 a minute.\n"
     assert [section.title for section in doc.sections] == ["Limits"]
+
+
+def test_html_headings_are_their_first_text_even_unclosed_or_wrapped(tmp_path: Path) -> None:
+    html = "<h1><div>Top</div></h1><p>a</p><h2>Open<p>b</p><p>c</p><h3>Last</h3>d"
+    (tmp_path / "page.html").write_text(html, encoding="utf-8")
+    [page] = read_documents(tmp_path)
+    assert page.text == "Top\n\na\n\nOpen\n\nb\n\nc\n\nLast\n\nd\n"
+    assert [(s.title, page.text[s.start : s.end]) for s in page.sections] == [
+        ("Top", "Top\n\na\n\n"),
+        ("Open", "Open\n\nb\n\nc\n\n"),
+        ("Last", "Last\n\nd\n"),
+    ]

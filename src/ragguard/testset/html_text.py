@@ -56,37 +56,42 @@ class VisibleText:
 
 
 class _TextParser(HTMLParser):
-    """Collects the visible text as blocks, each marked whether it is (in) a heading."""
+    """Collects the visible text as blocks, each marked whether it is a heading: the first
+    text after an ``<h1>``..``<h6>`` start tag, up to the next block boundary (so a heading
+    left unclosed does not swallow the paragraphs after it)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.blocks: list[tuple[str, bool]] = []
         self.parts: list[str] = []
         self.hidden = 0
-        self.heading = 0
+        self.heading = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in HIDDEN_TAGS:
             self.hidden += 1
         elif tag in BLOCK_TAGS:
             self.flush()
-            self.heading += tag in HEADING_TAGS
+            self.heading = self.heading or tag in HEADING_TAGS
 
     def handle_endtag(self, tag: str) -> None:
         if tag in HIDDEN_TAGS:
             self.hidden = max(0, self.hidden - 1)
         elif tag in BLOCK_TAGS:
             self.flush()
-            self.heading = max(0, self.heading - (tag in HEADING_TAGS))
+            self.heading = self.heading and tag not in HEADING_TAGS
 
     def handle_data(self, data: str) -> None:
         if not self.hidden:
             self.parts.append(data)
 
     def flush(self) -> None:
-        """End the block being collected."""
-        self.blocks.append(("".join(self.parts), self.heading > 0))
+        """End the block being collected; a heading ends with its first text."""
+        text = "".join(self.parts)
+        self.blocks.append((text, self.heading))
         self.parts = []
+        if text.strip():
+            self.heading = False
 
 
 def visible_text(html: str) -> VisibleText:
