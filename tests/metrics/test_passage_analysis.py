@@ -215,7 +215,7 @@ def test_the_analysed_context_equals_the_window_by_window_definition(
     for number, _, stemmed in numbered:
         for one in stemmed:
             expected[one] = (*expected.get(one, ()), number)
-    assert dict(analysed.evidence_with) == expected
+    assert dict(analysed.sentences_with) == expected
     for stemmed in {one for e in evidence for one in e.stems} | {"absent"}:
         holding = sum(1 for e in evidence if stemmed in e.stems)
         assert analysed.weight(stemmed) == math.log(1 + (len(evidence) + 1) / (1 + holding))

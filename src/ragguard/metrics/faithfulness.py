@@ -84,14 +84,14 @@ class Context:
     clauses: ContextClauses
     question_stems: frozenset[str]
     empty: bool
-    evidence_with: Postings[str]  # stem -> numbers of the sentences holding it
+    sentences_with: Postings[str]  # stem -> numbers of the sentences holding it
     asked: frozenset[float] = frozenset()  # the question's quantities: any evidence has them
     evidence_holding: Mapping[float, int] = field(default_factory=dict)  # as bits of numbers
     _weights: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     def knows(self, stemmed: str) -> bool:
         """True when a chunk or the question has the stem."""
-        return stemmed in self.question_stems or stemmed in self.evidence_with
+        return stemmed in self.question_stems or stemmed in self.sentences_with
 
     def weight(self, stemmed: str) -> float:
         """How much a word counts in a claim: log(1 + (N + 1) / (n + 1)) for N pieces of
@@ -100,7 +100,7 @@ class Context:
         from; one it never uses weighs most. Never 0, so every claim has a weight."""
         found = self._weights.get(stemmed)
         if found is None:
-            holding = self.evidence.count_holding(self.evidence_with.bits(stemmed))
+            holding = self.evidence.count_holding(self.sentences_with.bits(stemmed))
             found = self._weights[stemmed] = math.log(1 + (len(self.evidence) + 1) / (1 + holding))
         return found
 
@@ -152,7 +152,7 @@ def _analysed(context: tuple[tuple[str, str], ...], question: str) -> Context:
         ),
         question_stems=frozenset(stems(question)),
         empty=not context,
-        evidence_with=sentences,
+        sentences_with=sentences,
         asked=asked,
         evidence_holding=evidence.holding_amounts(),
     )
@@ -188,7 +188,7 @@ def findings_of(text: str, claim: Claim, context: Context) -> tuple[Findings, Ev
     share, evidence = _best_evidence(claim, allowed, context)
     number = _missing_number(claim, evidence) if allowed is not None and not allowed else None
     content = [s for s in claim.stems if s not in context.question_stems]
-    unseen = [s for s in content if s not in context.evidence_with]
+    unseen = [s for s in content if s not in context.sentences_with]
     findings = Findings(
         share=share,
         unseen=len(unseen) / len(content) if content else 0.0,
@@ -225,7 +225,7 @@ def _best_evidence(
     given = sum(weights[s] for s in claim.stems if s in context.question_stems)
     among = allowed or context.evidence.starts[0]
     first, length, found = heaviest_run(
-        wanted, weights, context.evidence_with, among, EVIDENCE_SENTENCES
+        wanted, weights, context.sentences_with, among, EVIDENCE_SENTENCES
     )
     if first < 0:
         first, length = lowest(among) if among else -1, 1
